@@ -795,6 +795,7 @@ impl Game {
             self.start_round(events);
         } else {
             let first = match self.rules.first {
+                _ if self.rules.practice => 0,
                 Some(first) => first,
                 None => self.rng.random_range(0..self.rules.seats),
             };
@@ -1014,6 +1015,12 @@ impl Game {
             return;
         }
         let seats = self.rules.seats;
+        if self.rules.practice {
+            // Practice: the target fleet never shoots back.
+            self.turn = Turn::Duel { seat, shots: 0 };
+            events.push(Event::TurnStarted { seat });
+            return;
+        }
         let next = (1..=seats)
             .map(|k| (seat + k) % seats)
             .find(|&s| self.is_alive(s) && (s == seat || !self.rules.same_team(s, seat)))

@@ -146,6 +146,11 @@ pub struct Options {
     pub shop_seconds: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spectators_see_all: Option<bool>,
+    /// Solo practice (an extension beyond RULES.md, for training and for
+    /// measuring bots): two seats, seat 0 shoots at seat 1's fleet and seat 1
+    /// never shoots, so seat 0 keeps the turn until the fleet is sunk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub practice: Option<bool>,
 }
 
 /// Board sides allowed for custom boards.
@@ -210,6 +215,8 @@ pub struct Rules {
     pub place_seconds: u32,
     pub shop_seconds: u32,
     pub spectators_see_all: bool,
+    /// Solo practice: see [`Options::practice`].
+    pub practice: bool,
 }
 
 fn bad(message: impl Into<String>) -> RuleError {
@@ -379,7 +386,11 @@ impl Rules {
             place_seconds: timer(options.place_seconds, 180)?,
             shop_seconds: timer(options.shop_seconds, 120)?,
             spectators_see_all: options.spectators_see_all.unwrap_or(false),
+            practice: options.practice.unwrap_or(false),
         };
+        if rules.practice && (seats != 2 || rules.has_teams) {
+            return Err(bad("practice is played by one shooter against one fleet (2 seats)"));
+        }
         if rules.mode != Mode::Space {
             let shapes: Vec<_> = rules.fleet.iter().map(|&t| &rules.catalogue[t].shape).collect();
             if !crate::placement::fleet_fits(board, &shapes, ships_may_touch) {

@@ -1,0 +1,1 @@
+//! The Broadside server: rooms, WebSocket protocol, persistence, the embedded web client.

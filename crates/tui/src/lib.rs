@@ -1,0 +1,1 @@
+//! The Broadside terminal client.
