@@ -85,6 +85,11 @@ impl Bot {
         self.strategy
     }
 
+    /// Tells the bot what was announced, exactly as its seat receives it (the
+    /// events of [`broadside_engine::Game::events_for`] for its seat). Drivers call
+    /// this after every accepted command, before asking for the next move.
+    pub fn observe(&mut self, _events: &[broadside_engine::Event]) {}
+
     /// The command the bot's seat should send now, or `None` when the seat has
     /// nothing to do. `view` must be the view of the bot's own seat.
     pub fn next_command(&mut self, view: &View, rules: &Rules) -> Option<Command> {
