@@ -37,18 +37,37 @@ pub enum Line {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Action {
-    Laser { board: usize, column: u16, from: End },
-    Scanner { board: usize, center: Cell },
-    Nuke { board: usize, at: Cell },
+    Laser {
+        board: usize,
+        column: u16,
+        from: End,
+    },
+    Scanner {
+        board: usize,
+        center: Cell,
+    },
+    Nuke {
+        board: usize,
+        at: Cell,
+    },
     /// Fighters on the player's own field; random cells when `cells` is `None`.
     Reserve {
         /// The opponent whose shots the reserve replaces in a salvo round.
         board: Option<usize>,
         cells: Option<Vec<Cell>>,
     },
-    Wide { board: usize, center: Cell },
-    Bombard { board: usize, line: Line },
-    Radar { board: usize, center: Cell },
+    Wide {
+        board: usize,
+        center: Cell,
+    },
+    Bombard {
+        board: usize,
+        line: Line,
+    },
+    Radar {
+        board: usize,
+        center: Cell,
+    },
 }
 
 /// The kinds of [`Action`], with the stable ids used in views and answers.
@@ -79,7 +98,10 @@ impl ActionKind {
 
     /// Whether this is an italia special rather than a ship's ability.
     pub fn is_special(self) -> bool {
-        matches!(self, ActionKind::Wide | ActionKind::Bombard | ActionKind::Radar)
+        matches!(
+            self,
+            ActionKind::Wide | ActionKind::Bombard | ActionKind::Radar
+        )
     }
 }
 
@@ -116,7 +138,10 @@ impl Action {
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum Command {
     /// Space shop: the whole fleet of a seat.
-    Buy { seat: usize, ships: BTreeMap<String, u32> },
+    Buy {
+        seat: usize,
+        ships: BTreeMap<String, u32>,
+    },
     /// The whole fleet at once; the seat is then ready.
     Place { seat: usize, ships: Vec<Placement> },
     /// The whole fleet placed at random.
@@ -175,16 +200,31 @@ impl Phase {
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// A seat bought its fleet; only the number of ships is public.
-    Bought { seat: usize, ships: u32 },
+    Bought {
+        seat: usize,
+        ships: u32,
+    },
     /// A seat placed its fleet and is ready.
-    Ready { seat: usize },
-    PhaseChanged { phase: Phase },
+    Ready {
+        seat: usize,
+    },
+    PhaseChanged {
+        phase: Phase,
+    },
     /// A duel turn begins.
-    TurnStarted { seat: usize },
+    TurnStarted {
+        seat: usize,
+    },
     /// A salvo round begins; `to_move` are the seats that must submit.
-    RoundStarted { round: u32, first: usize, to_move: Vec<usize> },
+    RoundStarted {
+        round: u32,
+        first: usize,
+        to_move: Vec<usize>,
+    },
     /// A seat submitted its secret salvo (the content stays secret until the round resolves).
-    SalvoSubmitted { seat: usize },
+    SalvoSubmitted {
+        seat: usize,
+    },
     /// One cell was shot. `ship` names the type only where the rules announce it:
     /// on a sinking, and on every hit in the brasil easy rule.
     Shot {
@@ -206,7 +246,10 @@ pub enum Event {
         sunk: Vec<String>,
     },
     /// Cells revealed as water without a shot (water ring, laser path).
-    Revealed { board: usize, cells: Vec<Cell> },
+    Revealed {
+        board: usize,
+        cells: Vec<Cell>,
+    },
     /// A ship sank. `cells` is `None` where the hard rule keeps them hidden.
     Sunk {
         owner: usize,
@@ -215,7 +258,12 @@ pub enum Event {
         cells: Option<Vec<Cell>>,
     },
     /// An ability or special was used.
-    ActionUsed { seat: usize, kind: ActionKind, #[serde(skip_serializing_if = "Option::is_none")] board: Option<usize> },
+    ActionUsed {
+        seat: usize,
+        kind: ActionKind,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        board: Option<usize>,
+    },
     /// A private scan (scanner, radar): seen only by the seat and its team.
     Scan {
         seat: usize,
@@ -229,9 +277,16 @@ pub enum Event {
         #[serde(skip_serializing_if = "Option::is_none")]
         cells: Option<Vec<Cell>>,
     },
-    Resigned { seat: usize },
-    Eliminated { seat: usize },
-    GameOver { winners: Vec<usize>, draw: bool },
+    Resigned {
+        seat: usize,
+    },
+    Eliminated {
+        seat: usize,
+    },
+    GameOver {
+        winners: Vec<usize>,
+        draw: bool,
+    },
 }
 
 /// One scanned cell.

@@ -205,14 +205,23 @@ impl Game {
                 };
                 let size = rules.board;
                 let origins: Vec<Cell> = (0..across * down)
-                    .map(|b| Cell::new((b % across) as u16 * size.cols, (b / across) as u16 * size.rows))
+                    .map(|b| {
+                        Cell::new(
+                            (b % across) as u16 * size.cols,
+                            (b / across) as u16 * size.rows,
+                        )
+                    })
                     .collect();
                 let mut deal: Vec<usize> = (0..seats).collect();
                 deal.shuffle(&mut rng);
                 let sea = Size::new(size.cols * across as u16, size.rows * down as u16);
                 (vec![Board::new(sea)], origins, deal)
             }
-            _ => ((0..seats).map(|_| Board::new(rules.board)).collect(), Vec::new(), Vec::new()),
+            _ => (
+                (0..seats).map(|_| Board::new(rules.board)).collect(),
+                Vec::new(),
+                Vec::new(),
+            ),
         };
         let blocks = block_origins.len();
         let space = rules.mode == Mode::Space;
@@ -295,7 +304,10 @@ impl Game {
             if ship.owner >= seats
                 || ship.board >= self.boards.len()
                 || ship.type_index >= self.rules.catalogue.len()
-                || ship.cells.iter().any(|&c| !self.boards[ship.board].size.contains(c))
+                || ship
+                    .cells
+                    .iter()
+                    .any(|&c| !self.boards[ship.board].size.contains(c))
             {
                 return Err(broken());
             }
@@ -303,7 +315,8 @@ impl Game {
         let ship_count = self.ships.len();
         let catalogue = self.rules.catalogue.len();
         for seat in &self.seats {
-            if seat.ships.iter().any(|&s| s >= ship_count) || seat.fleet.iter().any(|&t| t >= catalogue)
+            if seat.ships.iter().any(|&s| s >= ship_count)
+                || seat.fleet.iter().any(|&t| t >= catalogue)
             {
                 return Err(broken());
             }
@@ -313,7 +326,10 @@ impl Game {
                 return Err(broken());
             }
         }
-        if let Turn::Salvo { first, submissions, .. } = &self.turn {
+        if let Turn::Salvo {
+            first, submissions, ..
+        } = &self.turn
+        {
             if *first >= seats || submissions.len() != seats {
                 return Err(broken());
             }
@@ -339,13 +355,19 @@ impl Game {
     }
 
     pub fn alive_seats(&self) -> Vec<usize> {
-        (0..self.rules.seats).filter(|&s| self.is_alive(s)).collect()
+        (0..self.rules.seats)
+            .filter(|&s| self.is_alive(s))
+            .collect()
     }
 
     /// The board and the area (origin, size) where a seat places its fleet.
     pub fn placement_area(&self, seat: usize) -> (usize, Cell, Size) {
         match self.rules.mode {
-            Mode::SharedSea => (0, self.block_origins[self.seat_block[seat]], self.rules.board),
+            Mode::SharedSea => (
+                0,
+                self.block_origins[self.seat_block[seat]],
+                self.rules.board,
+            ),
             _ => (seat, Cell::new(0, 0), self.rules.board),
         }
     }
@@ -484,7 +506,11 @@ impl Game {
             Command::Fire { seat, target } => self.fire(seat, target),
             Command::Volley { seat, cells } => self.volley(seat, &cells),
             Command::Ability { seat, action } => self.ability(seat, action),
-            Command::Salvo { seat, shots, action } => self.salvo(seat, shots, action),
+            Command::Salvo {
+                seat,
+                shots,
+                action,
+            } => self.salvo(seat, shots, action),
             Command::Timeout => self.timeout(),
             Command::Resign { seat } => self.resign(seat),
         }
@@ -540,7 +566,10 @@ impl Game {
             return Err(bad("a fleet needs at least one ship"));
         }
         fleet.sort_by_key(|&t| (std::cmp::Reverse(self.rules.catalogue[t].shape.len()), t));
-        let shapes: Vec<_> = fleet.iter().map(|&t| &self.rules.catalogue[t].shape).collect();
+        let shapes: Vec<_> = fleet
+            .iter()
+            .map(|&t| &self.rules.catalogue[t].shape)
+            .collect();
         if !crate::placement::fleet_fits(self.rules.board, &shapes, self.rules.ships_may_touch) {
             return Err(RuleError::FleetDoesNotFit);
         }
@@ -558,7 +587,10 @@ impl Game {
     }
 
     fn set_fleet(&mut self, seat: usize, fleet: Vec<usize>, events: &mut Vec<Event>) {
-        events.push(Event::Bought { seat, ships: fleet.len() as u32 });
+        events.push(Event::Bought {
+            seat,
+            ships: fleet.len() as u32,
+        });
         self.seats[seat].fleet = fleet;
         self.seats[seat].bought = true;
     }
@@ -568,7 +600,10 @@ impl Game {
         let mut credits = self.rules.credits;
         let mut fleet = Vec::new();
         for id in SPACE_DEFAULT_FLEET {
-            let index = self.rules.type_index(id).expect("the default fleet uses catalogue ids");
+            let index = self
+                .rules
+                .type_index(id)
+                .expect("the default fleet uses catalogue ids");
             let price = self.rules.catalogue[index].price;
             if price > credits {
                 break;
@@ -583,7 +618,9 @@ impl Game {
     fn maybe_end_shop(&mut self, events: &mut Vec<Event>) {
         if self.seats.iter().all(|s| s.bought) {
             self.phase = Phase::Placement;
-            events.push(Event::PhaseChanged { phase: Phase::Placement });
+            events.push(Event::PhaseChanged {
+                phase: Phase::Placement,
+            });
         }
     }
 
@@ -591,7 +628,11 @@ impl Game {
 
     /// Checks a layout for `seat` without changing anything; the placement UI uses
     /// this to preview legality. Returns each ship's type and board cells.
-    pub fn check_layout(&self, seat: usize, ships: &[Placement]) -> Result<Vec<(usize, Vec<Cell>)>, RuleError> {
+    pub fn check_layout(
+        &self,
+        seat: usize,
+        ships: &[Placement],
+    ) -> Result<Vec<(usize, Vec<Cell>)>, RuleError> {
         self.check_seat(seat)?;
         for placement in ships {
             if self.rules.type_index(&placement.ship_type).is_none() {
@@ -616,7 +657,11 @@ impl Game {
 
     /// Checks ships that may be only part of the fleet (no fleet check): bounds,
     /// own waters, overlap and touching, in the order of REFEREE.md.
-    pub fn check_ships_partial(&self, seat: usize, ships: &[Placement]) -> Result<Vec<(usize, Vec<Cell>)>, RuleError> {
+    pub fn check_ships_partial(
+        &self,
+        seat: usize,
+        ships: &[Placement],
+    ) -> Result<Vec<(usize, Vec<Cell>)>, RuleError> {
         self.check_seat(seat)?;
         let (board, origin, area) = self.placement_area(seat);
         let board_size = self.boards[board].size;
@@ -626,11 +671,22 @@ impl Game {
                 .rules
                 .type_index(&placement.ship_type)
                 .ok_or_else(|| RuleError::UnknownShip(placement.ship_type.clone()))?;
-            let cells = self.rules.catalogue[type_index].shape.place(placement.at, placement.rot);
-            if cells.iter().any(|&(c, r)| !board_size.contains_signed(c, r)) {
+            let cells = self.rules.catalogue[type_index]
+                .shape
+                .place(placement.at, placement.rot);
+            if cells
+                .iter()
+                .any(|&(c, r)| !board_size.contains_signed(c, r))
+            {
                 return Err(RuleError::OutOfBounds);
             }
-            laid.push((type_index, cells.iter().map(|&(c, r)| Cell::new(c as u16, r as u16)).collect::<Vec<_>>()));
+            laid.push((
+                type_index,
+                cells
+                    .iter()
+                    .map(|&(c, r)| Cell::new(c as u16, r as u16))
+                    .collect::<Vec<_>>(),
+            ));
         }
         let inside = |cell: Cell| {
             cell.col >= origin.col
@@ -638,7 +694,10 @@ impl Game {
                 && cell.col < origin.col + area.cols
                 && cell.row < origin.row + area.rows
         };
-        if laid.iter().any(|(_, cells)| cells.iter().any(|&c| !inside(c))) {
+        if laid
+            .iter()
+            .any(|(_, cells)| cells.iter().any(|&c| !inside(c)))
+        {
             return Err(RuleError::OutsideOwnWaters);
         }
         let mut owner = vec![u16::MAX; board_size.cell_count()];
@@ -675,13 +734,22 @@ impl Game {
 
     /// A random layout of the seat's whole fleet, drawn from `rng`. The
     /// engine uses its own generator; a client preview may pass another one.
-    pub fn random_layout<R: Rng>(&self, seat: usize, rng: &mut R) -> Result<Vec<Placement>, RuleError> {
+    pub fn random_layout<R: Rng>(
+        &self,
+        seat: usize,
+        rng: &mut R,
+    ) -> Result<Vec<Placement>, RuleError> {
         self.random_completion(seat, &[], rng)
     }
 
     /// Completes a partial layout at random ("🎲 Random" places the remaining
     /// ships, R-2.7). `fixed` must be legal on its own and part of the fleet.
-    pub fn random_completion<R: Rng>(&self, seat: usize, fixed: &[Placement], rng: &mut R) -> Result<Vec<Placement>, RuleError> {
+    pub fn random_completion<R: Rng>(
+        &self,
+        seat: usize,
+        fixed: &[Placement],
+        rng: &mut R,
+    ) -> Result<Vec<Placement>, RuleError> {
         self.check_seat(seat)?;
         let laid = self.check_ships_partial(seat, fixed)?;
         let mut remaining = self.seats[seat].fleet.clone();
@@ -696,18 +764,35 @@ impl Game {
         let (_, origin, area) = self.placement_area(seat);
         let mut packer = Packer::new(area, self.rules.ships_may_touch);
         for placement in fixed {
-            let type_index = self.rules.type_index(&placement.ship_type).expect("checked above");
+            let type_index = self
+                .rules
+                .type_index(&placement.ship_type)
+                .expect("checked above");
             let local = Cell::new(placement.at.col - origin.col, placement.at.row - origin.row);
-            packer.add(&self.rules.catalogue[type_index].shape, placement.rot, local);
+            packer.add(
+                &self.rules.catalogue[type_index].shape,
+                placement.rot,
+                local,
+            );
         }
-        let shapes: Vec<_> = remaining.iter().map(|&t| &self.rules.catalogue[t].shape).collect();
-        let found = packer.fill(&shapes, rng).ok_or(RuleError::FleetDoesNotFit)?;
+        let shapes: Vec<_> = remaining
+            .iter()
+            .map(|&t| &self.rules.catalogue[t].shape)
+            .collect();
+        let found = packer
+            .fill(&shapes, rng)
+            .ok_or(RuleError::FleetDoesNotFit)?;
         let mut out = fixed.to_vec();
-        out.extend(remaining.iter().zip(found).map(|(&t, (rot, at))| Placement {
-            ship_type: self.rules.catalogue[t].id.clone(),
-            at: Cell::new(at.col + origin.col, at.row + origin.row),
-            rot,
-        }));
+        out.extend(
+            remaining
+                .iter()
+                .zip(found)
+                .map(|(&t, (rot, at))| Placement {
+                    ship_type: self.rules.catalogue[t].id.clone(),
+                    at: Cell::new(at.col + origin.col, at.row + origin.row),
+                    rot,
+                }),
+        );
         Ok(out)
     }
 
@@ -749,7 +834,13 @@ impl Game {
         events
     }
 
-    fn add_ship(&mut self, seat: usize, board: usize, type_index: usize, cells: Vec<Cell>) -> usize {
+    fn add_ship(
+        &mut self,
+        seat: usize,
+        board: usize,
+        type_index: usize,
+        cells: Vec<Cell>,
+    ) -> usize {
         let index = self.ships.len();
         let b = &mut self.boards[board];
         for &cell in &cells {
@@ -787,7 +878,9 @@ impl Game {
 
     fn start_battle(&mut self, events: &mut Vec<Event>) {
         self.phase = Phase::Battle;
-        events.push(Event::PhaseChanged { phase: Phase::Battle });
+        events.push(Event::PhaseChanged {
+            phase: Phase::Battle,
+        });
         for seat in &mut self.seats {
             seat.round = 1;
         }
@@ -799,7 +892,10 @@ impl Game {
                 Some(first) => first,
                 None => self.rng.random_range(0..self.rules.seats),
             };
-            self.turn = Turn::Duel { seat: first, shots: 0 };
+            self.turn = Turn::Duel {
+                seat: first,
+                shots: 0,
+            };
             events.push(Event::TurnStarted { seat: first });
         }
     }
@@ -843,7 +939,13 @@ impl Game {
 
     /// Shoots cells of one board at once (one shot, or an area), announces the
     /// results, then settles sinkings and the end. Returns whether anything was hit.
-    fn shoot(&mut self, shooter: usize, board: usize, cells: &[Cell], events: &mut Vec<Event>) -> bool {
+    fn shoot(
+        &mut self,
+        shooter: usize,
+        board: usize,
+        cells: &[Cell],
+        events: &mut Vec<Event>,
+    ) -> bool {
         let hits = self.strike(board, cells);
         self.settle(events, |game, events| {
             for &cell in cells {
@@ -868,7 +970,13 @@ impl Game {
                         }
                     }
                 };
-                events.push(Event::Shot { shooter, board, at: cell, result, ship: ship_id });
+                events.push(Event::Shot {
+                    shooter,
+                    board,
+                    at: cell,
+                    result,
+                    ship: ship_id,
+                });
             }
         });
         hits > 0
@@ -894,7 +1002,11 @@ impl Game {
 
     /// Runs `announce` (which reports shots while sinkings are not yet marked),
     /// then decides sinkings, water rings, eliminations and the end (R-6.6 step 6).
-    fn settle(&mut self, events: &mut Vec<Event>, announce: impl FnOnce(&mut Game, &mut Vec<Event>)) {
+    fn settle(
+        &mut self,
+        events: &mut Vec<Event>,
+        announce: impl FnOnce(&mut Game, &mut Vec<Event>),
+    ) {
         announce(self, events);
         let hidden = self.rules.per_volley();
         let alive_before = self.alive_seats();
@@ -907,7 +1019,11 @@ impl Game {
             let ship = self.ships[ship_index].clone();
             let id = self.rules.catalogue[ship.type_index].id.clone();
             if hidden {
-                events.push(Event::Sunk { owner: ship.owner, ship: id, cells: None });
+                events.push(Event::Sunk {
+                    owner: ship.owner,
+                    ship: id,
+                    cells: None,
+                });
                 continue;
             }
             if self.rules.mode == Mode::SharedSea {
@@ -919,7 +1035,11 @@ impl Game {
                 let index = board.size.index(cell);
                 board.mark[index] = Mark::Sunk;
             }
-            events.push(Event::Sunk { owner: ship.owner, ship: id, cells: Some(ship.cells.clone()) });
+            events.push(Event::Sunk {
+                owner: ship.owner,
+                ship: id,
+                cells: Some(ship.cells.clone()),
+            });
             if self.rules.water_ring {
                 let mut ring = Vec::new();
                 for &cell in &ship.cells {
@@ -933,13 +1053,19 @@ impl Game {
                 }
                 if !ring.is_empty() {
                     ring.sort_by_key(|c| (c.row, c.col));
-                    events.push(Event::Revealed { board: ship.board, cells: ring });
+                    events.push(Event::Revealed {
+                        board: ship.board,
+                        cells: ring,
+                    });
                 }
             }
         }
         for seat in 0..self.rules.seats {
             if !self.seats[seat].eliminated
-                && self.seats[seat].ships.iter().all(|&s| self.ships[s].intact == 0)
+                && self.seats[seat]
+                    .ships
+                    .iter()
+                    .all(|&s| self.ships[s].intact == 0)
             {
                 self.eliminate(seat, events);
             }
@@ -978,13 +1104,22 @@ impl Game {
         };
         self.winners = (0..self.rules.seats)
             .filter(|&s| winning_teams.contains(&self.rules.teams[s]))
-            .filter(|&s| self.rules.has_teams || draw && alive_before.contains(&s) || !draw && alive.contains(&s))
+            .filter(|&s| {
+                self.rules.has_teams
+                    || draw && alive_before.contains(&s)
+                    || !draw && alive.contains(&s)
+            })
             .collect();
         self.draw = draw;
         self.phase = Phase::Finished;
         self.turn = Turn::None;
-        events.push(Event::GameOver { winners: self.winners.clone(), draw });
-        events.push(Event::PhaseChanged { phase: Phase::Finished });
+        events.push(Event::GameOver {
+            winners: self.winners.clone(),
+            draw,
+        });
+        events.push(Event::PhaseChanged {
+            phase: Phase::Finished,
+        });
     }
 
     /// Continues or ends a duel turn after a shot.
@@ -1025,7 +1160,10 @@ impl Game {
             .map(|k| (seat + k) % seats)
             .find(|&s| self.is_alive(s) && (s == seat || !self.rules.same_team(s, seat)))
             .unwrap_or(seat);
-        self.turn = Turn::Duel { seat: next, shots: 0 };
+        self.turn = Turn::Duel {
+            seat: next,
+            shots: 0,
+        };
         events.push(Event::TurnStarted { seat: next });
     }
 
@@ -1052,7 +1190,10 @@ impl Game {
         let available = self.targetable_cells(seat, board).len() as u32;
         let expected = self.rules.shots_per_turn.min(available);
         if cells.len() as u32 != expected {
-            return Err(RuleError::WrongShotCount { expected, got: cells.len() as u32 });
+            return Err(RuleError::WrongShotCount {
+                expected,
+                got: cells.len() as u32,
+            });
         }
         for (i, cell) in cells.iter().enumerate() {
             if cells[..i].contains(cell) {
@@ -1070,7 +1211,13 @@ impl Game {
 
     /// Shoots cells and announces them as a hard-rule volley: counts and types
     /// only, cells marked known only when all missed or all hit.
-    fn resolve_volley(&mut self, shooter: usize, board: usize, cells: &[Cell], events: &mut Vec<Event>) {
+    fn resolve_volley(
+        &mut self,
+        shooter: usize,
+        board: usize,
+        cells: &[Cell],
+        events: &mut Vec<Event>,
+    ) {
         let sunk_before: Vec<bool> = self.ships.iter().map(|s| s.sunk).collect();
         let hits = self.strike(board, cells);
         let mut types_hit: Vec<String> = cells
@@ -1119,7 +1266,8 @@ impl Game {
                 let ability = ship_ability(kind);
                 self.seats[seat].ships.iter().any(|&s| {
                     let ship = &self.ships[s];
-                    ship.intact > 0 && self.rules.catalogue[ship.type_index].ability == Some(ability)
+                    ship.intact > 0
+                        && self.rules.catalogue[ship.type_index].ability == Some(ability)
                 })
             }
         }
@@ -1180,7 +1328,12 @@ impl Game {
 
     /// Checks availability, uses and readiness (REFEREE.md order). `first_action`
     /// says whether nothing has been fired yet this turn.
-    fn check_action_ready(&self, seat: usize, kind: ActionKind, first_action: bool) -> Result<(), RuleError> {
+    fn check_action_ready(
+        &self,
+        seat: usize,
+        kind: ActionKind,
+        first_action: bool,
+    ) -> Result<(), RuleError> {
         if !self.action_available(seat, kind) {
             return Err(RuleError::AbilityUnavailable);
         }
@@ -1190,10 +1343,14 @@ impl Game {
                 return Err(RuleError::NoUsesLeft);
             }
             if kind == ActionKind::Bombard && round < BOMBARD_FROM_ROUND {
-                return Err(RuleError::AbilityNotReady { next_round: BOMBARD_FROM_ROUND });
+                return Err(RuleError::AbilityNotReady {
+                    next_round: BOMBARD_FROM_ROUND,
+                });
             }
             if !first_action {
-                return Err(RuleError::AbilityNotReady { next_round: round + 1 });
+                return Err(RuleError::AbilityNotReady {
+                    next_round: round + 1,
+                });
             }
         } else {
             let next_round = self.ability_next_round(seat, ship_ability(kind));
@@ -1211,13 +1368,22 @@ impl Game {
         let size = self.boards[board].size;
         let area: Vec<Cell> = match *action {
             Action::Wide { center, .. } => size.square3(center).collect(),
-            Action::Bombard { line: Line::Row(row), .. } => (0..size.cols).map(|c| Cell::new(c, row)).collect(),
-            Action::Bombard { line: Line::Column(col), .. } => (0..size.rows).map(|r| Cell::new(col, r)).collect(),
+            Action::Bombard {
+                line: Line::Row(row),
+                ..
+            } => (0..size.cols).map(|c| Cell::new(c, row)).collect(),
+            Action::Bombard {
+                line: Line::Column(col),
+                ..
+            } => (0..size.rows).map(|r| Cell::new(col, r)).collect(),
             Action::Nuke { at, .. } => manhattan2(size, at),
             Action::Laser { column, .. } => (0..size.rows).map(|r| Cell::new(column, r)).collect(),
             _ => Vec::new(),
         };
-        let mut cells: Vec<Cell> = area.into_iter().filter(|&c| self.is_targetable(seat, board, c)).collect();
+        let mut cells: Vec<Cell> = area
+            .into_iter()
+            .filter(|&c| self.is_targetable(seat, board, c))
+            .collect();
         cells.sort_by_key(|c| (c.row, c.col));
         cells
     }
@@ -1235,9 +1401,14 @@ impl Game {
                     return Err(RuleError::NotTargetable);
                 }
             }
-            Action::Reserve { cells: Some(cells), .. } => self.check_reserve_cells(seat, cells)?,
+            Action::Reserve {
+                cells: Some(cells), ..
+            } => self.check_reserve_cells(seat, cells)?,
             Action::Scanner { board, center } | Action::Radar { board, center } => {
-                if self.owner_of(*board, *center).is_some_and(|o| self.seats[o].eliminated) {
+                if self
+                    .owner_of(*board, *center)
+                    .is_some_and(|o| self.seats[o].eliminated)
+                {
                     return Err(RuleError::NotTargetable);
                 }
             }
@@ -1270,7 +1441,11 @@ impl Game {
         } else {
             self.seats[seat].ability_used[ship_ability(kind).index()] = Some(round);
         }
-        events.push(Event::ActionUsed { seat, kind, board: action.board() });
+        events.push(Event::ActionUsed {
+            seat,
+            kind,
+            board: action.board(),
+        });
         match action {
             Action::Wide { board, .. } | Action::Bombard { board, .. } => {
                 let cells = self.area_cells(seat, action);
@@ -1285,21 +1460,36 @@ impl Game {
             }
             Action::Nuke { board, at } => {
                 let explodes = self.boards[*board].ship(*at).is_some();
-                let cells = if explodes { self.area_cells(seat, action) } else { vec![*at] };
+                let cells = if explodes {
+                    self.area_cells(seat, action)
+                } else {
+                    vec![*at]
+                };
                 self.shoot(seat, *board, &cells, events);
             }
-            Action::Laser { board, column, from } => self.laser(seat, *board, *column, *from, events),
+            Action::Laser {
+                board,
+                column,
+                from,
+            } => self.laser(seat, *board, *column, *from, events),
             Action::Reserve { cells, .. } => {
                 let cells = match cells {
                     Some(cells) => cells.clone(),
                     None => self.random_reserve_cells(seat),
                 };
-                let fighter = self.rules.type_index("fighter").expect("space has fighters");
+                let fighter = self
+                    .rules
+                    .type_index("fighter")
+                    .expect("space has fighters");
                 let (board, _, _) = self.placement_area(seat);
                 for &cell in &cells {
                     self.add_ship(seat, board, fighter, vec![cell]);
                 }
-                events.push(Event::Reinforced { seat, count: cells.len() as u32, cells: Some(cells) });
+                events.push(Event::Reinforced {
+                    seat,
+                    count: cells.len() as u32,
+                    cells: Some(cells),
+                });
             }
         }
     }
@@ -1308,17 +1498,32 @@ impl Game {
         let size = self.boards[board].size;
         let mut cells: Vec<ScanCell> = size
             .square3(center)
-            .map(|at| ScanCell { at, ship: self.boards[board].ship(at).is_some() })
+            .map(|at| ScanCell {
+                at,
+                ship: self.boards[board].ship(at).is_some(),
+            })
             .collect();
         cells.sort_by_key(|c| (c.at.row, c.at.col));
         for c in &cells {
-            self.scans.push(Scan { seat, board, at: c.at, ship: c.ship });
+            self.scans.push(Scan {
+                seat,
+                board,
+                at: c.at,
+                ship: c.ship,
+            });
         }
         events.push(Event::Scan { seat, board, cells });
     }
 
     /// the beam runs from one end and destroys the first intact part.
-    fn laser(&mut self, seat: usize, board: usize, column: u16, from: End, events: &mut Vec<Event>) {
+    fn laser(
+        &mut self,
+        seat: usize,
+        board: usize,
+        column: u16,
+        from: End,
+        events: &mut Vec<Event>,
+    ) {
         let rows = self.boards[board].size.rows;
         let order: Vec<u16> = match from {
             End::Top => (0..rows).collect(),
@@ -1350,7 +1555,10 @@ impl Game {
                 b.mark[index] = Mark::Water;
             }
             passed.sort_by_key(|c| (c.row, c.col));
-            events.push(Event::Revealed { board, cells: passed });
+            events.push(Event::Revealed {
+                board,
+                cells: passed,
+            });
         }
         match target {
             Some(cell) => {
@@ -1381,10 +1589,9 @@ impl Game {
             b.ship_at[index] == 0
                 && !b.shot[index]
                 && b.mark[index] == Mark::Unknown
-                && !self
-                    .scans
-                    .iter()
-                    .any(|s| s.board == board && s.at == cell && !self.rules.same_team(s.seat, seat))
+                && !self.scans.iter().any(|s| {
+                    s.board == board && s.at == cell && !self.rules.same_team(s.seat, seat)
+                })
                 && !near_own(cell)
                 && !b.size.neighbours(cell).any(near_own)
         }
@@ -1394,7 +1601,10 @@ impl Game {
         let (board, _, _) = self.placement_area(seat);
         let size = self.boards[board].size;
         if cells.is_empty() || cells.len() > RESERVE_FIGHTERS {
-            return Err(RuleError::WrongShotCount { expected: RESERVE_FIGHTERS as u32, got: cells.len() as u32 });
+            return Err(RuleError::WrongShotCount {
+                expected: RESERVE_FIGHTERS as u32,
+                got: cells.len() as u32,
+            });
         }
         if cells.iter().any(|&c| !size.contains(c)) {
             return Err(RuleError::OutOfBounds);
@@ -1408,8 +1618,13 @@ impl Game {
             }
         }
         // Fewer than three only when no further cell is possible.
-        if cells.len() < RESERVE_FIGHTERS && self.random_reserve_cells_after(seat, cells).len() > cells.len() {
-            return Err(RuleError::WrongShotCount { expected: RESERVE_FIGHTERS as u32, got: cells.len() as u32 });
+        if cells.len() < RESERVE_FIGHTERS
+            && self.random_reserve_cells_after(seat, cells).len() > cells.len()
+        {
+            return Err(RuleError::WrongShotCount {
+                expected: RESERVE_FIGHTERS as u32,
+                got: cells.len() as u32,
+            });
         }
         Ok(())
     }
@@ -1462,7 +1677,12 @@ impl Game {
         });
     }
 
-    fn salvo(&mut self, seat: usize, shots: Vec<Target>, action: Option<Action>) -> Result<Vec<Event>, RuleError> {
+    fn salvo(
+        &mut self,
+        seat: usize,
+        shots: Vec<Target>,
+        action: Option<Action>,
+    ) -> Result<Vec<Event>, RuleError> {
         self.check_seat(seat)?;
         self.check_phase(Phase::Battle)?;
         let Turn::Salvo { submissions, .. } = &self.turn else {
@@ -1506,7 +1726,9 @@ impl Game {
                 let origin = self.block_origins[self.seat_block[opponent]];
                 let size = self.rules.board;
                 (0..size.rows)
-                    .flat_map(|r| (0..size.cols).map(move |c| Cell::new(origin.col + c, origin.row + r)))
+                    .flat_map(|r| {
+                        (0..size.cols).map(move |c| Cell::new(origin.col + c, origin.row + r))
+                    })
                     .filter(|&c| self.is_targetable(seat, 0, c))
                     .collect()
             }
@@ -1535,7 +1757,9 @@ impl Game {
         let opponents = self.salvo_opponents(seat);
         let action_opponent = match &submission.action {
             None => None,
-            Some(Action::Reserve { board: Some(board), .. }) => {
+            Some(Action::Reserve {
+                board: Some(board), ..
+            }) => {
                 if self.rules.mode == Mode::SharedSea {
                     return Err(bad("the shared sea has no reserve"));
                 }
@@ -1545,9 +1769,10 @@ impl Game {
                 let board = action.board().expect("checked above");
                 match self.rules.mode {
                     Mode::SharedSea => match action {
-                        Action::Scanner { center, .. } | Action::Nuke { at: center, .. } | Action::Wide { center, .. } | Action::Radar { center, .. } => {
-                            self.owner_of(board, *center)
-                        }
+                        Action::Scanner { center, .. }
+                        | Action::Nuke { at: center, .. }
+                        | Action::Wide { center, .. }
+                        | Action::Radar { center, .. } => self.owner_of(board, *center),
                         _ => return Err(bad("lines cannot be aimed in the shared sea")),
                     },
                     _ => Some(board),
@@ -1598,14 +1823,18 @@ impl Game {
                         return Err(bad("in focus mode an ability replaces the whole salvo"));
                     }
                     (Some(&opponent), None) => {
-                        let expected = total.min(self.targetable_of_opponent(seat, opponent).len() as u32);
+                        let expected =
+                            total.min(self.targetable_of_opponent(seat, opponent).len() as u32);
                         let got = submission.shots.len() as u32;
                         if got != expected {
                             return Err(RuleError::WrongShotCount { expected, got });
                         }
                     }
                     (None, None) => {
-                        return Err(RuleError::WrongShotCount { expected: total, got: 0 });
+                        return Err(RuleError::WrongShotCount {
+                            expected: total,
+                            got: 0,
+                        });
                     }
                     (None, Some(_)) => {}
                 }
@@ -1649,7 +1878,10 @@ impl Game {
             cells.shuffle(&mut game.rng);
             cells.truncate(count);
             let board = game.board_of_opponent(opponent);
-            cells.into_iter().map(move |at| Target { board, at }).collect::<Vec<_>>()
+            cells
+                .into_iter()
+                .map(move |at| Target { board, at })
+                .collect::<Vec<_>>()
         };
         match self.rules.salvo {
             SalvoMode::Spread => {
@@ -1664,12 +1896,18 @@ impl Game {
                 }
             }
         }
-        Submission { shots, action: None }
+        Submission {
+            shots,
+            action: None,
+        }
     }
 
     /// Resolves a complete round in the fixed order of.
     fn resolve_round(&mut self, events: &mut Vec<Event>) {
-        let Turn::Salvo { first, submissions, .. } = std::mem::replace(&mut self.turn, Turn::None) else {
+        let Turn::Salvo {
+            first, submissions, ..
+        } = std::mem::replace(&mut self.turn, Turn::None)
+        else {
             return;
         };
         let seats = self.rules.seats;
@@ -1689,7 +1927,11 @@ impl Game {
                 } else {
                     self.seats[*seat].ability_used[ship_ability(kind).index()] = Some(round);
                 }
-                events.push(Event::ActionUsed { seat: *seat, kind, board: action.board() });
+                events.push(Event::ActionUsed {
+                    seat: *seat,
+                    kind,
+                    board: action.board(),
+                });
             }
         }
         // (1) reserves land.
@@ -1699,17 +1941,26 @@ impl Game {
                     Some(cells) => cells.clone(),
                     None => self.random_reserve_cells(*seat),
                 };
-                let fighter = self.rules.type_index("fighter").expect("space has fighters");
+                let fighter = self
+                    .rules
+                    .type_index("fighter")
+                    .expect("space has fighters");
                 let (board, _, _) = self.placement_area(*seat);
                 for &cell in &cells {
                     self.add_ship(*seat, board, fighter, vec![cell]);
                 }
-                events.push(Event::Reinforced { seat: *seat, count: cells.len() as u32, cells: Some(cells) });
+                events.push(Event::Reinforced {
+                    seat: *seat,
+                    count: cells.len() as u32,
+                    cells: Some(cells),
+                });
             }
         }
         // (2) scanners and radars look.
         for (seat, sub) in &subs {
-            if let Some(Action::Scanner { board, center } | Action::Radar { board, center }) = &sub.action {
+            if let Some(Action::Scanner { board, center } | Action::Radar { board, center }) =
+                &sub.action
+            {
                 self.scan(*seat, *board, *center, events);
             }
         }
@@ -1756,8 +2007,20 @@ impl Game {
         // (5) lasers, in seat order from the round's first seat.
         let mut laser_events = Vec::new();
         for (seat, sub) in &subs {
-            if let Some(Action::Laser { board, column, from }) = &sub.action {
-                self.laser_round(*seat, *board, *column, *from, &mut landed, &mut laser_events);
+            if let Some(Action::Laser {
+                board,
+                column,
+                from,
+            }) = &sub.action
+            {
+                self.laser_round(
+                    *seat,
+                    *board,
+                    *column,
+                    *from,
+                    &mut landed,
+                    &mut laser_events,
+                );
             }
         }
         // (6) sinkings, rings, eliminations, the end.
@@ -1776,13 +2039,22 @@ impl Game {
                             game.boards[board].mark[index] = Mark::Hit;
                         }
                         if game.ships[s].intact == 0 {
-                            (ShotResult::Sunk, Some(game.rules.catalogue[game.ships[s].type_index].id.clone()))
+                            (
+                                ShotResult::Sunk,
+                                Some(game.rules.catalogue[game.ships[s].type_index].id.clone()),
+                            )
                         } else {
                             (ShotResult::Hit, None)
                         }
                     }
                 };
-                events.push(Event::Shot { shooter, board, at, result, ship });
+                events.push(Event::Shot {
+                    shooter,
+                    board,
+                    at,
+                    result,
+                    ship,
+                });
             }
         });
         for seat in participants {
@@ -1800,14 +2072,25 @@ impl Game {
                 .map(|k| (f + k) % seats)
                 .find(|&s| self.is_alive(s))
                 .expect("the game is not over, so someone is alive");
-            self.turn = Turn::Duel { seat: next, shots: 0 };
+            self.turn = Turn::Duel {
+                seat: next,
+                shots: 0,
+            };
             events.push(Event::TurnStarted { seat: next });
         }
     }
 
     /// A laser inside a round: like [`Game::laser`], but the part it destroys is
     /// recorded as landed so the round's announcement lists it.
-    fn laser_round(&mut self, seat: usize, board: usize, column: u16, from: End, landed: &mut Vec<(usize, usize, Cell)>, events: &mut Vec<Event>) {
+    fn laser_round(
+        &mut self,
+        seat: usize,
+        board: usize,
+        column: u16,
+        from: End,
+        landed: &mut Vec<(usize, usize, Cell)>,
+        events: &mut Vec<Event>,
+    ) {
         let rows = self.boards[board].size.rows;
         let order: Vec<u16> = match from {
             End::Top => (0..rows).collect(),
@@ -1839,7 +2122,10 @@ impl Game {
                 b.mark[index] = Mark::Water;
             }
             passed.sort_by_key(|c| (c.row, c.col));
-            events.push(Event::Revealed { board, cells: passed });
+            events.push(Event::Revealed {
+                board,
+                cells: passed,
+            });
         }
     }
 
@@ -1899,7 +2185,11 @@ impl Game {
             self.end_turn(seat, events);
             return;
         }
-        let count = if self.rules.shots_per_turn > 1 { self.rules.shots_per_turn - shots } else { 1 };
+        let count = if self.rules.shots_per_turn > 1 {
+            self.rules.shots_per_turn - shots
+        } else {
+            1
+        };
         for _ in 0..count {
             if self.phase == Phase::Finished {
                 break;
@@ -1963,8 +2253,12 @@ impl Game {
     /// Seats that must act now.
     pub fn to_move(&self) -> Vec<usize> {
         match self.phase {
-            Phase::Shop => (0..self.rules.seats).filter(|&s| !self.seats[s].bought).collect(),
-            Phase::Placement => (0..self.rules.seats).filter(|&s| !self.seats[s].ready).collect(),
+            Phase::Shop => (0..self.rules.seats)
+                .filter(|&s| !self.seats[s].bought)
+                .collect(),
+            Phase::Placement => (0..self.rules.seats)
+                .filter(|&s| !self.seats[s].ready)
+                .collect(),
             Phase::Finished => Vec::new(),
             Phase::Battle => match &self.turn {
                 Turn::Duel { seat, .. } => vec![*seat],
@@ -2009,7 +2303,9 @@ impl Game {
             alive: self.alive_seats(),
             winner: self.winners().map(|w| w.to_vec()),
             draw: self.draw,
-            round: (0..self.rules.seats).map(|s| (s, self.seats[s].round)).collect(),
+            round: (0..self.rules.seats)
+                .map(|s| (s, self.seats[s].round))
+                .collect(),
             blocks: (self.rules.mode == Mode::SharedSea).then(|| {
                 (0..self.rules.seats)
                     .map(|s| (s, self.block_origins[self.seat_block[s]]))

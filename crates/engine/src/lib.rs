@@ -20,7 +20,9 @@ pub mod rules;
 pub mod ships;
 pub mod view;
 
-pub use command::{Action, ActionKind, Command, End, Event, Line, Phase, ScanCell, ShotResult, Target};
+pub use command::{
+    Action, ActionKind, Command, End, Event, Line, Phase, ScanCell, ShotResult, Target,
+};
 pub use error::RuleError;
 pub use game::{Game, Status};
 pub use geometry::{label, parse_label, Cell, LabelError, LetterAxis, Size};

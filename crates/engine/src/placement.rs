@@ -174,7 +174,9 @@ impl Packer {
                 return Some(
                     chosen
                         .iter()
-                        .map(|&(ship, v, col, row)| (all[ship][v as usize].rot, Cell::new(col, row)))
+                        .map(|&(ship, v, col, row)| {
+                            (all[ship][v as usize].rot, Cell::new(col, row))
+                        })
                         .collect(),
                 );
             }
@@ -188,7 +190,12 @@ impl Packer {
     /// Exhaustive depth-first search with a node budget. Consecutive ships of the
     /// same shape are placed in increasing candidate order, so permutations of
     /// identical ships are not searched twice.
-    fn search<R: Rng>(&mut self, shapes: &[&Shape], all: &[Vec<Variant>], rng: &mut R) -> Option<Vec<(u8, Cell)>> {
+    fn search<R: Rng>(
+        &mut self,
+        shapes: &[&Shape],
+        all: &[Vec<Variant>],
+        rng: &mut R,
+    ) -> Option<Vec<(u8, Cell)>> {
         struct Search<'a, R> {
             all: &'a [Vec<Variant>],
             same_as_previous: Vec<bool>,
@@ -292,5 +299,7 @@ pub fn fleet_fits(size: Size, shapes: &[&Shape], may_touch: bool) -> bool {
     let mut order: Vec<&Shape> = shapes.to_vec();
     order.sort_by_key(|s| std::cmp::Reverse(s.len()));
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(0x5eed_f17);
-    Packer::new(size, may_touch).fill(&order, &mut rng).is_some()
+    Packer::new(size, may_touch)
+        .fill(&order, &mut rng)
+        .is_some()
 }

@@ -276,9 +276,7 @@ impl Rules {
         // Largest ships first: random placement and the fit check work best so.
         fleet.sort_by_key(|&t| std::cmp::Reverse(catalogue[t].shape.len()));
 
-        let ships_may_touch = options
-            .ships_may_touch
-            .unwrap_or(preset == Preset::Hasbro);
+        let ships_may_touch = options.ships_may_touch.unwrap_or(preset == Preset::Hasbro);
         let report = options.report.unwrap_or(Report::PerShot);
         if options.report.is_some() && preset != Preset::Brasil {
             return Err(bad("the report option belongs to brasil"));
@@ -302,7 +300,9 @@ impl Rules {
             return Err(bad(format!("shots_per_turn must be 1 to {MAX_SHOTS}")));
         }
         if shots_per_turn > 1 && hit_again {
-            return Err(bad("shots_per_turn above 1 cannot be combined with hit_again"));
+            return Err(bad(
+                "shots_per_turn above 1 cannot be combined with hit_again",
+            ));
         }
         if report == Report::PerVolley && shots_per_turn < 2 {
             return Err(bad("the hard rule needs a volley of 2 or more shots"));
@@ -389,10 +389,16 @@ impl Rules {
             practice: options.practice.unwrap_or(false),
         };
         if rules.practice && (seats != 2 || rules.has_teams) {
-            return Err(bad("practice is played by one shooter against one fleet (2 seats)"));
+            return Err(bad(
+                "practice is played by one shooter against one fleet (2 seats)",
+            ));
         }
         if rules.mode != Mode::Space {
-            let shapes: Vec<_> = rules.fleet.iter().map(|&t| &rules.catalogue[t].shape).collect();
+            let shapes: Vec<_> = rules
+                .fleet
+                .iter()
+                .map(|&t| &rules.catalogue[t].shape)
+                .collect();
             if !crate::placement::fleet_fits(board, &shapes, ships_may_touch) {
                 return Err(RuleError::FleetDoesNotFit);
             }
@@ -430,7 +436,10 @@ fn expand(entries: Vec<(ShipType, u32)>) -> (Vec<ShipType>, Vec<usize>) {
     (catalogue, fleet)
 }
 
-fn custom_fleet(custom: &[CustomShip], board: Size) -> Result<(Vec<ShipType>, Vec<usize>), RuleError> {
+fn custom_fleet(
+    custom: &[CustomShip],
+    board: Size,
+) -> Result<(Vec<ShipType>, Vec<usize>), RuleError> {
     if custom.is_empty() {
         return Err(bad("a fleet needs at least one ship"));
     }

@@ -125,7 +125,8 @@ impl Game {
             .ships
             .iter()
             .filter(|ship| {
-                full || self.sees_waters_of(viewer, ship.owner) || (ship.sunk && !self.rules.per_volley())
+                full || self.sees_waters_of(viewer, ship.owner)
+                    || (ship.sunk && !self.rules.per_volley())
             })
             .map(|ship| ShipView {
                 owner: ship.owner,
@@ -134,7 +135,9 @@ impl Game {
                 sunk: ship.sunk,
             })
             .collect();
-        let seats: Vec<SeatView> = (0..self.rules.seats).map(|s| self.seat_view(viewer, full, s)).collect();
+        let seats: Vec<SeatView> = (0..self.rules.seats)
+            .map(|s| self.seat_view(viewer, full, s))
+            .collect();
         View {
             seat: viewer,
             preset: self.rules.preset,
@@ -168,21 +171,30 @@ impl Game {
             .map(|&s| self.rules.catalogue[self.ships[s].type_index].id.clone())
             .collect();
         sunk.sort();
-        let knows_fleet = self.rules.mode != Mode::Space || full || self.sees_waters_of(viewer, seat);
+        let knows_fleet =
+            self.rules.mode != Mode::Space || full || self.sees_waters_of(viewer, seat);
         let fleet = knows_fleet.then(|| {
             let mut counts = BTreeMap::new();
             if ships.is_empty() {
                 for &t in &state.fleet {
-                    *counts.entry(self.rules.catalogue[t].id.clone()).or_insert(0) += 1;
+                    *counts
+                        .entry(self.rules.catalogue[t].id.clone())
+                        .or_insert(0) += 1;
                 }
             } else {
                 for &s in ships {
-                    *counts.entry(self.rules.catalogue[self.ships[s].type_index].id.clone()).or_insert(0) += 1;
+                    *counts
+                        .entry(self.rules.catalogue[self.ships[s].type_index].id.clone())
+                        .or_insert(0) += 1;
                 }
             }
             counts
         });
-        let total = if ships.is_empty() { state.fleet.len() as u32 } else { ships.len() as u32 };
+        let total = if ships.is_empty() {
+            state.fleet.len() as u32
+        } else {
+            ships.len() as u32
+        };
         SeatView {
             seat,
             team: self.rules.teams[seat],
@@ -202,7 +214,15 @@ impl Game {
         let round = self.seats[seat].round;
         let battle = self.phase == Phase::Battle;
         for ability in ShipAbility::ALL {
-            let has_type = self.seats[seat].fleet.iter().chain(self.seats[seat].ships.iter().map(|&s| &self.ships[s].type_index))
+            let has_type = self.seats[seat]
+                .fleet
+                .iter()
+                .chain(
+                    self.seats[seat]
+                        .ships
+                        .iter()
+                        .map(|&s| &self.ships[s].type_index),
+                )
                 .any(|&t| self.rules.catalogue[t].ability == Some(ability));
             if !has_type {
                 continue;
@@ -214,7 +234,11 @@ impl Game {
             let next_round = self.ability_next_round(seat, ability);
             out.insert(
                 ability.id().to_string(),
-                AbilityView { ready: battle && afloat && round >= next_round, next_round, uses_left: None },
+                AbilityView {
+                    ready: battle && afloat && round >= next_round,
+                    next_round,
+                    uses_left: None,
+                },
             );
         }
         if self.rules.specials {
@@ -274,7 +298,11 @@ impl Game {
                 let ch = if truth {
                     match b.ship(cell) {
                         Some(s) if b.shot[index] => {
-                            if self.ships[s].sunk { '#' } else { 'X' }
+                            if self.ships[s].sunk {
+                                '#'
+                            } else {
+                                'X'
+                            }
                         }
                         Some(_) => '*',
                         None if b.shot[index] => 'O',
@@ -329,8 +357,14 @@ impl Game {
             .iter()
             .filter_map(|event| match event {
                 Event::Scan { seat, .. } if !full && !self.sees_waters_of(viewer, *seat) => None,
-                Event::Reinforced { seat, count, .. } if !full && !self.sees_waters_of(viewer, *seat) => {
-                    Some(Event::Reinforced { seat: *seat, count: *count, cells: None })
+                Event::Reinforced { seat, count, .. }
+                    if !full && !self.sees_waters_of(viewer, *seat) =>
+                {
+                    Some(Event::Reinforced {
+                        seat: *seat,
+                        count: *count,
+                        cells: None,
+                    })
                 }
                 other => Some(other.clone()),
             })
