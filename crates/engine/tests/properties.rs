@@ -1,0 +1,359 @@
+//! Property tests over random command sequences, legal and illegal, in every
+//! preset and mode:
+//! - nothing panics, and a refused command changes nothing;
+//! - replaying (seed, commands) reproduces every view and every answer;
+//! - no view of a seat reveals what that seat may not know: an opponent's intact
+//!   ship part, another team's scan, a secret block owner, or the composition of a
+//!   space fleet.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use broadside_engine::{
+    Action, Cell, Command, End, Event, Game, Line, Mode, Options, Phase, Preset, Report, SalvoMode, Setup, Target, View,
+};
+use proptest::prelude::*;
+use rand::seq::{IndexedRandom, SliceRandom};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+/// The setups the properties run over: every preset, 2 to 6 seats, teams, the
+/// hard rule, specials and focus salvos.
+fn setups() -> Vec<Setup> {
+    let mut out = Vec::new();
+    let s = |preset, seats, options, teams| Setup { preset, seats, seed: 0, options, teams };
+    for preset in Preset::ALL {
+        out.push(s(preset, 2, Options::default(), None));
+    }
+    out.push(s(Preset::Brasil, 2, Options { report: Some(Report::PerVolley), ..Options::default() }, None));
+    out.push(s(Preset::Brasil, 2, Options { specials: Some(true), report: Some(Report::PerVolley), ..Options::default() }, None));
+    out.push(s(Preset::Classic, 2, Options { specials: Some(true), ..Options::default() }, None));
+    out.push(s(Preset::Classic, 3, Options::default(), None));
+    out.push(s(Preset::Classic, 4, Options { specials: Some(true), ..Options::default() }, Some(vec![0, 1, 0, 1])));
+    out.push(s(Preset::Hasbro, 5, Options { salvo: Some(SalvoMode::Focus), ..Options::default() }, None));
+    out.push(s(Preset::Shared, 3, Options::default(), None));
+    out.push(s(Preset::Shared, 5, Options::default(), None));
+    out.push(s(Preset::Shared, 4, Options::default(), Some(vec![0, 0, 1, 1])));
+    out.push(s(Preset::Space, 3, Options::default(), None));
+    out.push(s(Preset::Space, 4, Options { credits: Some(300), ..Options::default() }, Some(vec![0, 1, 1, 0])));
+    out.push(s(Preset::Space, 6, Options { salvo: Some(SalvoMode::Focus), ..Options::default() }, None));
+    out
+}
+
+fn cell_near(rng: &mut Pcg64Mcg, game: &Game) -> Cell {
+    let size = game.view(None).boards[0].rows.len() as i32;
+    let width = game.view(None).boards[0].rows[0].len() as i32;
+    let coordinate = |rng: &mut Pcg64Mcg, max: i32| {
+        let v = rng.random_range(-1..=max);
+        if v < 0 { u16::MAX } else { v as u16 }
+    };
+    Cell::new(coordinate(rng, width), coordinate(rng, size))
+}
+
+fn random_action(rng: &mut Pcg64Mcg, game: &Game, board: usize) -> Action {
+    let center = cell_near(rng, game);
+    match rng.random_range(0..7) {
+        0 => Action::Laser { board, column: center.col, from: if rng.random() { End::Top } else { End::Bottom } },
+        1 => Action::Scanner { board, center },
+        2 => Action::Nuke { board, at: center },
+        3 => Action::Reserve { board: Some(board), cells: None },
+        4 => Action::Wide { board, center },
+        5 => Action::Bombard { board, line: if rng.random() { Line::Row(center.row) } else { Line::Column(center.col) } },
+        _ => Action::Radar { board, center },
+    }
+}
+
+/// The targetable cells of each opponent of `seat`, as the engine says.
+fn opponent_cells(game: &Game, seat: usize) -> Vec<Vec<Target>> {
+    let status = game.status();
+    match game.rules().mode {
+        Mode::SharedSea => {
+            let blocks = status.blocks.expect("the shared sea has blocks");
+            let size = game.rules().board;
+            game.salvo_opponents(seat)
+                .into_iter()
+                .map(|o| {
+                    let origin = blocks[&o];
+                    game.targetable_cells(seat, 0)
+                        .into_iter()
+                        .filter(|c| c.col >= origin.col && c.col < origin.col + size.cols && c.row >= origin.row && c.row < origin.row + size.rows)
+                        .map(|at| Target { board: 0, at })
+                        .collect()
+                })
+                .collect()
+        }
+        _ => game
+            .salvo_opponents(seat)
+            .into_iter()
+            .map(|o| game.targetable_cells(seat, o).into_iter().map(|at| Target { board: o, at }).collect())
+            .collect(),
+    }
+}
+
+/// A command that is often legal and sometimes not.
+fn next_command(rng: &mut Pcg64Mcg, game: &Game) -> Command {
+    let seats = game.seat_count();
+    let movers = game.to_move();
+    let seat = if rng.random_bool(0.85) && !movers.is_empty() { *movers.choose(rng).unwrap() } else { rng.random_range(0..=seats) };
+    if rng.random_bool(0.04) {
+        return Command::Timeout;
+    }
+    if rng.random_bool(0.01) {
+        return Command::Resign { seat };
+    }
+    match game.phase() {
+        Phase::Shop => {
+            let catalogue = &game.rules().catalogue;
+            let mut ships = BTreeMap::new();
+            for _ in 0..rng.random_range(1..12) {
+                *ships.entry(catalogue.choose(rng).unwrap().id.clone()).or_insert(0) += 1;
+            }
+            Command::Buy { seat, ships }
+        }
+        Phase::Placement => {
+            if seat < seats && rng.random_bool(0.3) {
+                let mut layout = game.random_layout(seat, rng).unwrap_or_default();
+                if let Some(ship) = layout.first_mut() {
+                    if rng.random_bool(0.5) {
+                        ship.at = cell_near(rng, game);
+                        ship.rot = rng.random_range(0..4);
+                    }
+                }
+                Command::Place { seat, ships: layout }
+            } else {
+                Command::PlaceRandom { seat }
+            }
+        }
+        Phase::Battle | Phase::Finished => {
+            let board = rng.random_range(0..=seats);
+            if seat >= seats || rng.random_bool(0.1) {
+                return Command::Fire { seat, target: Target { board, at: cell_near(rng, game) } };
+            }
+            let groups = opponent_cells(game, seat);
+            if game.in_salvo_round() {
+                let per = game.rules().shots_per_opponent as usize;
+                let mut shots = Vec::new();
+                let mut action = None;
+                match game.rules().salvo {
+                    SalvoMode::Spread => {
+                        for (i, cells) in groups.iter().enumerate() {
+                            if i == 0 && rng.random_bool(0.25) {
+                                let target_board = cells.first().map(|t| t.board).unwrap_or(board);
+                                action = Some(random_action(rng, game, target_board));
+                                continue;
+                            }
+                            let mut cells = cells.clone();
+                            cells.shuffle(rng);
+                            shots.extend(cells.into_iter().take(per));
+                        }
+                    }
+                    SalvoMode::Focus => {
+                        if let Some(cells) = groups.iter().filter(|g| !g.is_empty()).collect::<Vec<_>>().choose(rng) {
+                            let mut cells = (*cells).clone();
+                            cells.shuffle(rng);
+                            shots.extend(cells.into_iter().take(per * groups.len()));
+                        }
+                    }
+                }
+                return Command::Salvo { seat, shots, action };
+            }
+            let all: Vec<Target> = groups.into_iter().flatten().collect();
+            if game.rules().report == Report::PerVolley && rng.random_bool(0.8) {
+                let mut cells: Vec<Cell> = all.iter().map(|t| t.at).collect();
+                cells.shuffle(rng);
+                cells.truncate(3);
+                return Command::Volley { seat, cells };
+            }
+            if rng.random_bool(0.15) || all.is_empty() {
+                let target_board = all.first().map(|t| t.board).unwrap_or(board);
+                let mut action = random_action(rng, game, target_board);
+                if let (Action::Nuke { at, .. } | Action::Wide { center: at, .. }, Some(t)) = (&mut action, all.choose(rng)) {
+                    *at = t.at;
+                }
+                return Command::Ability { seat, action };
+            }
+            Command::Fire { seat, target: *all.choose(rng).unwrap() }
+        }
+    }
+}
+
+/// What a seat may know besides its own waters, gathered from announcements.
+#[derive(Default, Clone)]
+struct Knowledge {
+    /// (team, board, cell) of every scan.
+    scans: BTreeSet<(u32, usize, Cell)>,
+    /// Seats whose ownership a sinking made public (shared sea).
+    revealed_owners: BTreeSet<usize>,
+}
+
+fn learn(knowledge: &mut Knowledge, game: &Game, events: &[Event]) {
+    for event in events {
+        match event {
+            Event::Scan { seat, board, cells } => {
+                for c in cells {
+                    knowledge.scans.insert((game.rules().teams[*seat], *board, c.at));
+                }
+            }
+            Event::Sunk { owner, .. } | Event::Eliminated { seat: owner } => {
+                knowledge.revealed_owners.insert(*owner);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Checks that `view` (of `seat`, without full vision) holds nothing more than
+/// the seat may know, against `truth`, the all-seeing view of the same game.
+fn check_no_leak(game: &Game, seat: usize, view: &View, truth: &View, knowledge: &Knowledge) -> Result<(), String> {
+    if view.full_vision {
+        return Ok(());
+    }
+    let rules = game.rules();
+    let team = rules.teams[seat];
+    let block_owner = |cell: Cell| -> Option<usize> {
+        let size = rules.board;
+        truth.blocks.as_ref().and_then(|blocks| {
+            blocks
+                .iter()
+                .find(|b| cell.col >= b.origin.col && cell.col < b.origin.col + size.cols && cell.row >= b.origin.row && cell.row < b.origin.row + size.rows)
+                .and_then(|b| b.owner)
+        })
+    };
+    for (board_index, (seen, real)) in view.boards.iter().zip(&truth.boards).enumerate() {
+        for (row, (seen_row, real_row)) in seen.rows.iter().zip(&real.rows).enumerate() {
+            for (col, (s, r)) in seen_row.chars().zip(real_row.chars()).enumerate() {
+                let cell = Cell::new(col as u16, row as u16);
+                let owner = match rules.mode {
+                    Mode::SharedSea => block_owner(cell),
+                    _ => Some(board_index),
+                };
+                let friendly = owner.is_some_and(|o| rules.teams[o] == team);
+                if friendly {
+                    continue;
+                }
+                let scanned = knowledge.scans.contains(&(team, board_index, cell));
+                if r == '*' && !(s == '~' || s == '=' || (s == '!' && scanned)) {
+                    return Err(format!("seat {seat} sees '{s}' on an intact part at {cell:?} of board {board_index}"));
+                }
+                if (s == '!' || s == '-') && !scanned {
+                    return Err(format!("seat {seat} sees another team's scan at {cell:?}"));
+                }
+                if s == 'X' && rules.mode == Mode::SharedSea {
+                    let known = owner.is_some_and(|o| knowledge.revealed_owners.contains(&o));
+                    if !known {
+                        return Err(format!("seat {seat} sees the owner of a hit at {cell:?}"));
+                    }
+                }
+            }
+        }
+    }
+    for ship in &view.ships {
+        if rules.teams[ship.owner] != team && !ship.sunk {
+            return Err(format!("seat {seat} sees an afloat ship of seat {}", ship.owner));
+        }
+    }
+    if let Some(blocks) = &view.blocks {
+        for block in blocks {
+            if let Some(owner) = block.owner {
+                if rules.teams[owner] != team && !knowledge.revealed_owners.contains(&owner) {
+                    return Err(format!("seat {seat} knows the secret owner of block {:?}", block.origin));
+                }
+            }
+        }
+    }
+    if rules.mode == Mode::Space {
+        for other in &view.seats {
+            if rules.teams[other.seat] != team && other.fleet.is_some() {
+                return Err(format!("seat {seat} sees the space fleet of seat {}", other.seat));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Plays `steps` random commands and checks the properties along the way.
+/// Returns whether the game reached its end.
+fn run(setup_index: usize, seed: u64, steps: usize) -> Result<bool, String> {
+    let mut setup = setups()[setup_index].clone();
+    setup.seed = seed;
+    let mut game = Game::new(&setup).map_err(|e| format!("setup refused: {e}"))?;
+    // The twin with spectators_see_all plays the same game and gives the truth.
+    let mut seeing = setup.clone();
+    seeing.options.spectators_see_all = Some(true);
+    let mut twin = Game::new(&seeing).unwrap();
+    let mut replay = Game::new(&setup).unwrap();
+    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x9e37_79b9);
+    let mut knowledge = vec![Knowledge::default(); setup.seats];
+    for _ in 0..steps {
+        if game.phase() == Phase::Finished && rng.random_bool(0.5) {
+            break;
+        }
+        let command = next_command(&mut rng, &game);
+        let before = game.save();
+        let outcome = game.apply(command.clone());
+        let twin_outcome = twin.apply(command.clone());
+        let replay_outcome = replay.apply(command.clone());
+        if outcome != replay_outcome {
+            return Err(format!("replay answered differently to {command:?}"));
+        }
+        if outcome.is_ok() != twin_outcome.is_ok() {
+            return Err(format!("the all-seeing twin diverged on {command:?}"));
+        }
+        match outcome {
+            Err(_) => {
+                if game.save() != before {
+                    return Err(format!("refused {command:?} changed the game"));
+                }
+            }
+            Ok(events) => {
+                for seat in 0..setup.seats {
+                    let mine = game.events_for(Some(seat), &events);
+                    learn(&mut knowledge[seat], &game, &mine);
+                }
+                let truth = twin.view(None);
+                for seat in 0..setup.seats {
+                    let view = game.view(Some(seat));
+                    if view != replay.view(Some(seat)) {
+                        return Err(format!("replay view of seat {seat} differs"));
+                    }
+                    check_no_leak(&game, seat, &view, &truth, &knowledge[seat])?;
+                }
+                let spectator = game.view(None);
+                if spectator != replay.view(None) {
+                    return Err("replay spectator view differs".into());
+                }
+            }
+        }
+    }
+    Ok(game.phase() == Phase::Finished)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_commands_never_panic_replay_exactly_and_never_leak(
+        setup_index in 0..setups().len(),
+        seed in any::<u64>(),
+    ) {
+        if let Err(message) = run(setup_index, seed, 600) {
+            prop_assert!(false, "{}", message);
+        }
+    }
+}
+
+#[test]
+fn every_setup_runs_a_long_random_game() {
+    let mut finished = 0;
+    let mut games = 0;
+    for index in 0..setups().len() {
+        for seed in 0..3 {
+            games += 1;
+            if run(index, seed, 3_000).unwrap_or_else(|m| panic!("setup {index}, seed {seed}: {m}")) {
+                finished += 1;
+            }
+        }
+    }
+    // The generator plays mostly legal moves, so most games reach their end
+    // (some end early on a random resignation, which also counts).
+    assert!(finished * 10 >= games * 8, "only {finished} of {games} games ended");
+}
