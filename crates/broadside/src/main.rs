@@ -7,11 +7,14 @@ use clap::{Parser, Subcommand};
 
 mod bench;
 mod play;
-mod referee;
 mod serve;
 
 #[derive(Parser)]
-#[command(name = "broadside", version, about = "Broadside: naval battles in the browser, the terminal and over a pipe")]
+#[command(
+    name = "broadside",
+    version,
+    about = "Broadside: naval battles in the browser, the terminal and over a pipe"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Commands>,
@@ -35,7 +38,7 @@ fn main() -> Result<()> {
         Some(Commands::Referee) => {
             let stdin = io::stdin();
             let stdout = io::stdout();
-            referee::run(BufReader::new(stdin.lock()), stdout.lock())?;
+            broadside_referee::run(BufReader::new(stdin.lock()), stdout.lock())?;
             Ok(())
         }
         Some(Commands::Serve(args)) => serve::run(args),

@@ -1125,6 +1125,8 @@ impl Game {
     /// Continues or ends a duel turn after a shot.
     fn after_shot(&mut self, seat: usize, hit: bool, events: &mut Vec<Event>) {
         if self.phase == Phase::Finished {
+            // The winning shot ends the turn too.
+            self.seats[seat].round += 1;
             return;
         }
         let Turn::Duel { shots, .. } = &mut self.turn else {
@@ -1424,11 +1426,7 @@ impl Game {
         self.check_action_target(seat, &action)?;
         let mut events = Vec::new();
         self.perform(seat, &action, &mut events);
-        if self.phase != Phase::Finished {
-            self.end_turn(seat, &mut events);
-        } else {
-            self.seats[seat].round += 1;
-        }
+        self.end_turn(seat, &mut events);
         Ok(events)
     }
 
@@ -1597,17 +1595,24 @@ impl Game {
         }
     }
 
+    /// Checks chosen reserve cells in REFEREE.md order: count, bounds, then
+    /// each cell's legality.
     fn check_reserve_cells(&self, seat: usize, cells: &[Cell]) -> Result<(), RuleError> {
         let (board, _, _) = self.placement_area(seat);
         let size = self.boards[board].size;
+        let count_error = || RuleError::WrongShotCount {
+            expected: RESERVE_FIGHTERS as u32,
+            got: cells.len() as u32,
+        };
         if cells.is_empty() || cells.len() > RESERVE_FIGHTERS {
-            return Err(RuleError::WrongShotCount {
-                expected: RESERVE_FIGHTERS as u32,
-                got: cells.len() as u32,
-            });
+            return Err(count_error());
         }
         if cells.iter().any(|&c| !size.contains(c)) {
             return Err(RuleError::OutOfBounds);
+        }
+        // Fewer than three only when three do not fit.
+        if cells.len() < RESERVE_FIGHTERS && self.reserve_cells_possible(seat) > cells.len() {
+            return Err(count_error());
         }
         for (i, &cell) in cells.iter().enumerate() {
             if cells[..i].contains(&cell) {
@@ -1616,15 +1621,6 @@ impl Game {
             if !self.reserve_allowed(seat, &cells[..i])(cell) {
                 return Err(RuleError::NotTargetable);
             }
-        }
-        // Fewer than three only when no further cell is possible.
-        if cells.len() < RESERVE_FIGHTERS
-            && self.random_reserve_cells_after(seat, cells).len() > cells.len()
-        {
-            return Err(RuleError::WrongShotCount {
-                expected: RESERVE_FIGHTERS as u32,
-                got: cells.len() as u32,
-            });
         }
         Ok(())
     }
@@ -1636,11 +1632,10 @@ impl Game {
         cells
     }
 
-    /// The given cells plus as many more as fit, chosen in a fixed order (used
-    /// to know whether a shorter squadron was forced).
-    fn random_reserve_cells_after(&self, seat: usize, cells: &[Cell]) -> Vec<Cell> {
+    /// How many reserve fighters fit, found by placing them in a fixed order.
+    fn reserve_cells_possible(&self, seat: usize) -> usize {
         let mut rng = Pcg64Mcg::seed_from_u64(0);
-        self.random_reserve_from(seat, cells, &mut rng)
+        self.random_reserve_from(seat, &[], &mut rng).len()
     }
 
     fn random_reserve_from<R: Rng>(&self, seat: usize, start: &[Cell], rng: &mut R) -> Vec<Cell> {
@@ -1816,11 +1811,20 @@ impl Game {
             SalvoMode::Focus => {
                 let total = per * opponents.len() as u32;
                 if counts.len() > 1 {
-                    return Err(bad("in focus mode every shot goes to one opponent"));
+                    // Every shot goes to one opponent: count what went elsewhere.
+                    let largest = counts.values().copied().max().unwrap_or(0);
+                    return Err(RuleError::WrongShotCount {
+                        expected: largest,
+                        got: submission.shots.len() as u32,
+                    });
                 }
                 match (counts.keys().next(), action_opponent) {
                     (Some(_), Some(_)) => {
-                        return Err(bad("in focus mode an ability replaces the whole salvo"));
+                        // An ability replaces the whole salvo in focus mode.
+                        return Err(RuleError::WrongShotCount {
+                            expected: 0,
+                            got: submission.shots.len() as u32,
+                        });
                     }
                     (Some(&opponent), None) => {
                         let expected =
@@ -1994,14 +1998,11 @@ impl Game {
         }
         // (4) nukes that hit explode.
         for &(seat, board, at) in &nukes {
-            let size = self.boards[board].size;
-            for cell in manhattan2(size, at) {
-                let index = size.index(cell);
-                let b = &self.boards[board];
-                if !b.shot[index] && b.mark[index] == Mark::Unknown {
-                    landed.push((seat, board, cell));
-                    self.strike(board, &[cell]);
-                }
+            // The same area as in a duel: cells this round already shot are
+            // known now and left out.
+            for cell in self.area_cells(seat, &Action::Nuke { board, at }) {
+                landed.push((seat, board, cell));
+                self.strike(board, &[cell]);
             }
         }
         // (5) lasers, in seat order from the round's first seat.

@@ -230,11 +230,10 @@ impl Rules {
         let options = &setup.options;
         let seats = setup.seats;
         if seats < 2 || seats > preset.max_seats() {
-            return Err(bad(format!(
-                "{} is played by 2 to {} players",
-                preset.id(),
-                preset.max_seats()
-            )));
+            return Err(bad(match preset.max_seats() {
+                2 => format!("{} is played by 2 players", preset.id()),
+                max => format!("{} is played by 2 to {max} players", preset.id()),
+            }));
         }
         let (default_size, letter_axis) = match preset {
             Preset::Space => (Size::new(20, 10), LetterAxis::Rows),

@@ -9,7 +9,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use broadside_engine::{
-    Action, Cell, Command, End, Event, Game, Line, Mode, Options, Phase, Preset, Report, SalvoMode, Setup, Target, View,
+    Action, Cell, Command, End, Event, Game, Line, Mode, Options, Phase, Preset, Report, SalvoMode,
+    Setup, Target, View,
 };
 use proptest::prelude::*;
 use rand::seq::{IndexedRandom, SliceRandom};
@@ -20,22 +21,90 @@ use rand_pcg::Pcg64Mcg;
 /// hard rule, specials and focus salvos.
 fn setups() -> Vec<Setup> {
     let mut out = Vec::new();
-    let s = |preset, seats, options, teams| Setup { preset, seats, seed: 0, options, teams };
+    let s = |preset, seats, options, teams| Setup {
+        preset,
+        seats,
+        seed: 0,
+        options,
+        teams,
+    };
     for preset in Preset::ALL {
         out.push(s(preset, 2, Options::default(), None));
     }
-    out.push(s(Preset::Brasil, 2, Options { report: Some(Report::PerVolley), ..Options::default() }, None));
-    out.push(s(Preset::Brasil, 2, Options { specials: Some(true), report: Some(Report::PerVolley), ..Options::default() }, None));
-    out.push(s(Preset::Classic, 2, Options { specials: Some(true), ..Options::default() }, None));
+    out.push(s(
+        Preset::Brasil,
+        2,
+        Options {
+            report: Some(Report::PerVolley),
+            ..Options::default()
+        },
+        None,
+    ));
+    out.push(s(
+        Preset::Brasil,
+        2,
+        Options {
+            specials: Some(true),
+            report: Some(Report::PerVolley),
+            ..Options::default()
+        },
+        None,
+    ));
+    out.push(s(
+        Preset::Classic,
+        2,
+        Options {
+            specials: Some(true),
+            ..Options::default()
+        },
+        None,
+    ));
     out.push(s(Preset::Classic, 3, Options::default(), None));
-    out.push(s(Preset::Classic, 4, Options { specials: Some(true), ..Options::default() }, Some(vec![0, 1, 0, 1])));
-    out.push(s(Preset::Hasbro, 5, Options { salvo: Some(SalvoMode::Focus), ..Options::default() }, None));
+    out.push(s(
+        Preset::Classic,
+        4,
+        Options {
+            specials: Some(true),
+            ..Options::default()
+        },
+        Some(vec![0, 1, 0, 1]),
+    ));
+    out.push(s(
+        Preset::Hasbro,
+        5,
+        Options {
+            salvo: Some(SalvoMode::Focus),
+            ..Options::default()
+        },
+        None,
+    ));
     out.push(s(Preset::Shared, 3, Options::default(), None));
     out.push(s(Preset::Shared, 5, Options::default(), None));
-    out.push(s(Preset::Shared, 4, Options::default(), Some(vec![0, 0, 1, 1])));
+    out.push(s(
+        Preset::Shared,
+        4,
+        Options::default(),
+        Some(vec![0, 0, 1, 1]),
+    ));
     out.push(s(Preset::Space, 3, Options::default(), None));
-    out.push(s(Preset::Space, 4, Options { credits: Some(300), ..Options::default() }, Some(vec![0, 1, 1, 0])));
-    out.push(s(Preset::Space, 6, Options { salvo: Some(SalvoMode::Focus), ..Options::default() }, None));
+    out.push(s(
+        Preset::Space,
+        4,
+        Options {
+            credits: Some(300),
+            ..Options::default()
+        },
+        Some(vec![0, 1, 1, 0]),
+    ));
+    out.push(s(
+        Preset::Space,
+        6,
+        Options {
+            salvo: Some(SalvoMode::Focus),
+            ..Options::default()
+        },
+        None,
+    ));
     out
 }
 
@@ -44,7 +113,11 @@ fn cell_near(rng: &mut Pcg64Mcg, game: &Game) -> Cell {
     let width = game.view(None).boards[0].rows[0].len() as i32;
     let coordinate = |rng: &mut Pcg64Mcg, max: i32| {
         let v = rng.random_range(-1..=max);
-        if v < 0 { u16::MAX } else { v as u16 }
+        if v < 0 {
+            u16::MAX
+        } else {
+            v as u16
+        }
     };
     Cell::new(coordinate(rng, width), coordinate(rng, size))
 }
@@ -52,12 +125,26 @@ fn cell_near(rng: &mut Pcg64Mcg, game: &Game) -> Cell {
 fn random_action(rng: &mut Pcg64Mcg, game: &Game, board: usize) -> Action {
     let center = cell_near(rng, game);
     match rng.random_range(0..7) {
-        0 => Action::Laser { board, column: center.col, from: if rng.random() { End::Top } else { End::Bottom } },
+        0 => Action::Laser {
+            board,
+            column: center.col,
+            from: if rng.random() { End::Top } else { End::Bottom },
+        },
         1 => Action::Scanner { board, center },
         2 => Action::Nuke { board, at: center },
-        3 => Action::Reserve { board: Some(board), cells: None },
+        3 => Action::Reserve {
+            board: Some(board),
+            cells: None,
+        },
         4 => Action::Wide { board, center },
-        5 => Action::Bombard { board, line: if rng.random() { Line::Row(center.row) } else { Line::Column(center.col) } },
+        5 => Action::Bombard {
+            board,
+            line: if rng.random() {
+                Line::Row(center.row)
+            } else {
+                Line::Column(center.col)
+            },
+        },
         _ => Action::Radar { board, center },
     }
 }
@@ -75,7 +162,12 @@ fn opponent_cells(game: &Game, seat: usize) -> Vec<Vec<Target>> {
                     let origin = blocks[&o];
                     game.targetable_cells(seat, 0)
                         .into_iter()
-                        .filter(|c| c.col >= origin.col && c.col < origin.col + size.cols && c.row >= origin.row && c.row < origin.row + size.rows)
+                        .filter(|c| {
+                            c.col >= origin.col
+                                && c.col < origin.col + size.cols
+                                && c.row >= origin.row
+                                && c.row < origin.row + size.rows
+                        })
                         .map(|at| Target { board: 0, at })
                         .collect()
                 })
@@ -84,7 +176,12 @@ fn opponent_cells(game: &Game, seat: usize) -> Vec<Vec<Target>> {
         _ => game
             .salvo_opponents(seat)
             .into_iter()
-            .map(|o| game.targetable_cells(seat, o).into_iter().map(|at| Target { board: o, at }).collect())
+            .map(|o| {
+                game.targetable_cells(seat, o)
+                    .into_iter()
+                    .map(|at| Target { board: o, at })
+                    .collect()
+            })
             .collect(),
     }
 }
@@ -93,7 +190,11 @@ fn opponent_cells(game: &Game, seat: usize) -> Vec<Vec<Target>> {
 fn next_command(rng: &mut Pcg64Mcg, game: &Game) -> Command {
     let seats = game.seat_count();
     let movers = game.to_move();
-    let seat = if rng.random_bool(0.85) && !movers.is_empty() { *movers.choose(rng).unwrap() } else { rng.random_range(0..=seats) };
+    let seat = if rng.random_bool(0.85) && !movers.is_empty() {
+        *movers.choose(rng).unwrap()
+    } else {
+        rng.random_range(0..=seats)
+    };
     if rng.random_bool(0.04) {
         return Command::Timeout;
     }
@@ -105,7 +206,9 @@ fn next_command(rng: &mut Pcg64Mcg, game: &Game) -> Command {
             let catalogue = &game.rules().catalogue;
             let mut ships = BTreeMap::new();
             for _ in 0..rng.random_range(1..12) {
-                *ships.entry(catalogue.choose(rng).unwrap().id.clone()).or_insert(0) += 1;
+                *ships
+                    .entry(catalogue.choose(rng).unwrap().id.clone())
+                    .or_insert(0) += 1;
             }
             Command::Buy { seat, ships }
         }
@@ -118,7 +221,10 @@ fn next_command(rng: &mut Pcg64Mcg, game: &Game) -> Command {
                         ship.rot = rng.random_range(0..4);
                     }
                 }
-                Command::Place { seat, ships: layout }
+                Command::Place {
+                    seat,
+                    ships: layout,
+                }
             } else {
                 Command::PlaceRandom { seat }
             }
@@ -126,7 +232,13 @@ fn next_command(rng: &mut Pcg64Mcg, game: &Game) -> Command {
         Phase::Battle | Phase::Finished => {
             let board = rng.random_range(0..=seats);
             if seat >= seats || rng.random_bool(0.1) {
-                return Command::Fire { seat, target: Target { board, at: cell_near(rng, game) } };
+                return Command::Fire {
+                    seat,
+                    target: Target {
+                        board,
+                        at: cell_near(rng, game),
+                    },
+                };
             }
             let groups = opponent_cells(game, seat);
             if game.in_salvo_round() {
@@ -147,14 +259,23 @@ fn next_command(rng: &mut Pcg64Mcg, game: &Game) -> Command {
                         }
                     }
                     SalvoMode::Focus => {
-                        if let Some(cells) = groups.iter().filter(|g| !g.is_empty()).collect::<Vec<_>>().choose(rng) {
+                        if let Some(cells) = groups
+                            .iter()
+                            .filter(|g| !g.is_empty())
+                            .collect::<Vec<_>>()
+                            .choose(rng)
+                        {
                             let mut cells = (*cells).clone();
                             cells.shuffle(rng);
                             shots.extend(cells.into_iter().take(per * groups.len()));
                         }
                     }
                 }
-                return Command::Salvo { seat, shots, action };
+                return Command::Salvo {
+                    seat,
+                    shots,
+                    action,
+                };
             }
             let all: Vec<Target> = groups.into_iter().flatten().collect();
             if game.rules().report == Report::PerVolley && rng.random_bool(0.8) {
@@ -166,12 +287,17 @@ fn next_command(rng: &mut Pcg64Mcg, game: &Game) -> Command {
             if rng.random_bool(0.15) || all.is_empty() {
                 let target_board = all.first().map(|t| t.board).unwrap_or(board);
                 let mut action = random_action(rng, game, target_board);
-                if let (Action::Nuke { at, .. } | Action::Wide { center: at, .. }, Some(t)) = (&mut action, all.choose(rng)) {
+                if let (Action::Nuke { at, .. } | Action::Wide { center: at, .. }, Some(t)) =
+                    (&mut action, all.choose(rng))
+                {
                     *at = t.at;
                 }
                 return Command::Ability { seat, action };
             }
-            Command::Fire { seat, target: *all.choose(rng).unwrap() }
+            Command::Fire {
+                seat,
+                target: *all.choose(rng).unwrap(),
+            }
         }
     }
 }
@@ -190,7 +316,9 @@ fn learn(knowledge: &mut Knowledge, game: &Game, events: &[Event]) {
         match event {
             Event::Scan { seat, board, cells } => {
                 for c in cells {
-                    knowledge.scans.insert((game.rules().teams[*seat], *board, c.at));
+                    knowledge
+                        .scans
+                        .insert((game.rules().teams[*seat], *board, c.at));
                 }
             }
             Event::Sunk { owner, .. } | Event::Eliminated { seat: owner } => {
@@ -203,7 +331,13 @@ fn learn(knowledge: &mut Knowledge, game: &Game, events: &[Event]) {
 
 /// Checks that `view` (of `seat`, without full vision) holds nothing more than
 /// the seat may know, against `truth`, the all-seeing view of the same game.
-fn check_no_leak(game: &Game, seat: usize, view: &View, truth: &View, knowledge: &Knowledge) -> Result<(), String> {
+fn check_no_leak(
+    game: &Game,
+    seat: usize,
+    view: &View,
+    truth: &View,
+    knowledge: &Knowledge,
+) -> Result<(), String> {
     if view.full_vision {
         return Ok(());
     }
@@ -214,7 +348,12 @@ fn check_no_leak(game: &Game, seat: usize, view: &View, truth: &View, knowledge:
         truth.blocks.as_ref().and_then(|blocks| {
             blocks
                 .iter()
-                .find(|b| cell.col >= b.origin.col && cell.col < b.origin.col + size.cols && cell.row >= b.origin.row && cell.row < b.origin.row + size.rows)
+                .find(|b| {
+                    cell.col >= b.origin.col
+                        && cell.col < b.origin.col + size.cols
+                        && cell.row >= b.origin.row
+                        && cell.row < b.origin.row + size.rows
+                })
                 .and_then(|b| b.owner)
         })
     };
@@ -248,14 +387,20 @@ fn check_no_leak(game: &Game, seat: usize, view: &View, truth: &View, knowledge:
     }
     for ship in &view.ships {
         if rules.teams[ship.owner] != team && !ship.sunk {
-            return Err(format!("seat {seat} sees an afloat ship of seat {}", ship.owner));
+            return Err(format!(
+                "seat {seat} sees an afloat ship of seat {}",
+                ship.owner
+            ));
         }
     }
     if let Some(blocks) = &view.blocks {
         for block in blocks {
             if let Some(owner) = block.owner {
                 if rules.teams[owner] != team && !knowledge.revealed_owners.contains(&owner) {
-                    return Err(format!("seat {seat} knows the secret owner of block {:?}", block.origin));
+                    return Err(format!(
+                        "seat {seat} knows the secret owner of block {:?}",
+                        block.origin
+                    ));
                 }
             }
         }
@@ -263,7 +408,10 @@ fn check_no_leak(game: &Game, seat: usize, view: &View, truth: &View, knowledge:
     if rules.mode == Mode::Space {
         for other in &view.seats {
             if rules.teams[other.seat] != team && other.fleet.is_some() {
-                return Err(format!("seat {seat} sees the space fleet of seat {}", other.seat));
+                return Err(format!(
+                    "seat {seat} sees the space fleet of seat {}",
+                    other.seat
+                ));
             }
         }
     }
@@ -348,12 +496,16 @@ fn every_setup_runs_a_long_random_game() {
     for index in 0..setups().len() {
         for seed in 0..3 {
             games += 1;
-            if run(index, seed, 3_000).unwrap_or_else(|m| panic!("setup {index}, seed {seed}: {m}")) {
+            if run(index, seed, 3_000).unwrap_or_else(|m| panic!("setup {index}, seed {seed}: {m}"))
+            {
                 finished += 1;
             }
         }
     }
     // The generator plays mostly legal moves, so most games reach their end
     // (some end early on a random resignation, which also counts).
-    assert!(finished * 10 >= games * 8, "only {finished} of {games} games ended");
+    assert!(
+        finished * 10 >= games * 8,
+        "only {finished} of {games} games ended"
+    );
 }

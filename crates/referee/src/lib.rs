@@ -1,4 +1,4 @@
-//! `broadside referee`: the machine interface of REFEREE.md. One JSON command per
+//! The referee: the machine interface of REFEREE.md (`broadside referee`). One JSON command per
 //! line in, one JSON answer per line out, for one game with no clock and no
 //! randomness beyond the game's seed.
 
@@ -19,12 +19,18 @@ struct Refusal {
 
 impl From<RuleError> for Refusal {
     fn from(error: RuleError) -> Self {
-        Refusal { code: error.code(), message: error.to_string() }
+        Refusal {
+            code: error.code(),
+            message: error.to_string(),
+        }
     }
 }
 
 fn bad(message: impl Into<String>) -> Refusal {
-    Refusal { code: "bad_command", message: message.into() }
+    Refusal {
+        code: "bad_command",
+        message: message.into(),
+    }
 }
 
 /// Reads commands from `input` until its end and writes one answer per line.
@@ -72,7 +78,10 @@ impl Referee {
             message: format!("not a JSON line: {e}"),
         })?;
         let Some(object) = value.as_object() else {
-            return Err(Refusal { code: "bad_json", message: "a command is a JSON object".into() });
+            return Err(Refusal {
+                code: "bad_json",
+                message: "a command is a JSON object".into(),
+            });
         };
         let cmd = object.get("cmd").and_then(Value::as_str).unwrap_or("");
         const KNOWN: [&str; 13] = [
@@ -98,7 +107,10 @@ impl Referee {
             _ => {}
         }
         let Some(game) = self.game.as_mut() else {
-            return Err(Refusal { code: "no_game", message: "start a game with new or load first".into() });
+            return Err(Refusal {
+                code: "no_game",
+                message: "start a game with new or load first".into(),
+            });
         };
         match cmd {
             "view" => {
@@ -113,7 +125,9 @@ impl Referee {
                 }
                 Ok(obj(json!({"view": game.view(seat)})))
             }
-            "state" => Ok(obj(serde_json::to_value(game.status()).expect("status is plain data"))),
+            "state" => Ok(obj(
+                serde_json::to_value(game.status()).expect("status is plain data")
+            )),
             "save" => Ok(obj(json!({"saved": game.save()}))),
             _ => {
                 let (actor, command) = parse_command(cmd, &fields, game)?;
@@ -125,24 +139,37 @@ impl Referee {
 
     fn new_game(&mut self, fields: &Fields) -> Result<Map<String, Value>, Refusal> {
         let preset_id = fields.opt_str("preset")?.unwrap_or("classic");
-        let preset = Preset::from_id(preset_id).ok_or_else(|| bad(format!("unknown preset '{preset_id}'")))?;
+        let preset = Preset::from_id(preset_id)
+            .ok_or_else(|| bad(format!("unknown preset '{preset_id}'")))?;
         let seats = match fields.0.get("seats") {
             None => 2,
             Some(v) => v.as_u64().ok_or_else(|| bad("seats must be a number"))? as usize,
         };
         let seed = match fields.0.get("seed") {
             None => 0,
-            Some(v) => v.as_u64().ok_or_else(|| bad("seed must be a non-negative integer"))?,
+            Some(v) => v
+                .as_u64()
+                .ok_or_else(|| bad("seed must be a non-negative integer"))?,
         };
         let options: Options = match fields.0.get("options") {
             None | Some(Value::Null) => Options::default(),
-            Some(v) => serde_json::from_value(v.clone()).map_err(|e| bad(format!("options: {e}")))?,
+            Some(v) => {
+                serde_json::from_value(v.clone()).map_err(|e| bad(format!("options: {e}")))?
+            }
         };
         let teams: Option<Vec<u32>> = match fields.0.get("teams") {
             None | Some(Value::Null) => None,
-            Some(v) => Some(serde_json::from_value(v.clone()).map_err(|e| bad(format!("teams: {e}")))?),
+            Some(v) => {
+                Some(serde_json::from_value(v.clone()).map_err(|e| bad(format!("teams: {e}")))?)
+            }
         };
-        let game = Game::new(&Setup { preset, seats, seed, options, teams })?;
+        let game = Game::new(&Setup {
+            preset,
+            seats,
+            seed,
+            options,
+            teams,
+        })?;
         let phase = game.phase();
         self.game = Some(game);
         Ok(obj(json!({"phase": phase})))
@@ -161,22 +188,30 @@ struct Fields<'a>(&'a Map<String, Value>);
 
 impl Fields<'_> {
     fn get(&self, key: &str) -> Result<&Value, Refusal> {
-        self.0.get(key).ok_or_else(|| bad(format!("missing field '{key}'")))
+        self.0
+            .get(key)
+            .ok_or_else(|| bad(format!("missing field '{key}'")))
     }
 
     fn str(&self, key: &str) -> Result<&str, Refusal> {
-        self.get(key)?.as_str().ok_or_else(|| bad(format!("'{key}' must be a string")))
+        self.get(key)?
+            .as_str()
+            .ok_or_else(|| bad(format!("'{key}' must be a string")))
     }
 
     fn opt_str(&self, key: &str) -> Result<Option<&str>, Refusal> {
         match self.0.get(key) {
             None | Some(Value::Null) => Ok(None),
-            Some(v) => v.as_str().map(Some).ok_or_else(|| bad(format!("'{key}' must be a string"))),
+            Some(v) => v
+                .as_str()
+                .map(Some)
+                .ok_or_else(|| bad(format!("'{key}' must be a string"))),
         }
     }
 
     fn index(&self, key: &str) -> Result<usize, Refusal> {
-        index_value(self.get(key)?).ok_or_else(|| bad(format!("'{key}' must be a non-negative integer")))
+        index_value(self.get(key)?)
+            .ok_or_else(|| bad(format!("'{key}' must be a non-negative integer")))
     }
 
     fn seat(&self) -> Result<usize, Refusal> {
@@ -188,9 +223,15 @@ impl Fields<'_> {
     }
 
     fn cells(&self, key: &str) -> Result<Vec<Cell>, Refusal> {
-        let list = self.get(key)?.as_array().ok_or_else(|| bad(format!("'{key}' must be a list of cells")))?;
+        let list = self
+            .get(key)?
+            .as_array()
+            .ok_or_else(|| bad(format!("'{key}' must be a list of cells")))?;
         list.iter()
-            .map(|v| cell_value(v).ok_or_else(|| bad(format!("'{key}' must be a list of cells [col, row]"))))
+            .map(|v| {
+                cell_value(v)
+                    .ok_or_else(|| bad(format!("'{key}' must be a list of cells [col, row]")))
+            })
             .collect()
     }
 
@@ -198,7 +239,9 @@ impl Fields<'_> {
     /// the shared sea.
     fn board(&self, game: &Game) -> Result<usize, Refusal> {
         match self.0.get("board") {
-            None | Some(Value::Null) if game.rules().mode == broadside_engine::Mode::SharedSea => Ok(0),
+            None | Some(Value::Null) if game.rules().mode == broadside_engine::Mode::SharedSea => {
+                Ok(0)
+            }
             _ => self.index("board"),
         }
     }
@@ -227,7 +270,12 @@ fn cell_value(value: &Value) -> Option<Cell> {
     Some(Cell::new(coordinate(&pair[0])?, coordinate(&pair[1])?))
 }
 
-fn parse_action(kind: &str, fields: &Fields, game: &Game, in_salvo: bool) -> Result<Action, Refusal> {
+fn parse_action(
+    kind: &str,
+    fields: &Fields,
+    game: &Game,
+    in_salvo: bool,
+) -> Result<Action, Refusal> {
     let board = |fields: &Fields| fields.board(game);
     Ok(match kind {
         "laser" => {
@@ -236,10 +284,20 @@ fn parse_action(kind: &str, fields: &Fields, game: &Game, in_salvo: bool) -> Res
                 "bottom" => End::Bottom,
                 other => return Err(bad(format!("from must be top or bottom, not '{other}'"))),
             };
-            Action::Laser { board: board(fields)?, column: coordinate_of(fields, "column")?, from }
+            Action::Laser {
+                board: board(fields)?,
+                column: coordinate_of(fields, "column")?,
+                from,
+            }
         }
-        "scanner" => Action::Scanner { board: board(fields)?, center: fields.cell("center")? },
-        "nuke" => Action::Nuke { board: board(fields)?, at: fields.cell("at")? },
+        "scanner" => Action::Scanner {
+            board: board(fields)?,
+            center: fields.cell("center")?,
+        },
+        "nuke" => Action::Nuke {
+            board: board(fields)?,
+            at: fields.cell("at")?,
+        },
         "reserve" => Action::Reserve {
             board: if in_salvo { Some(board(fields)?) } else { None },
             cells: match fields.0.get("cells") {
@@ -247,8 +305,14 @@ fn parse_action(kind: &str, fields: &Fields, game: &Game, in_salvo: bool) -> Res
                 Some(_) => Some(fields.cells("cells")?),
             },
         },
-        "wide" => Action::Wide { board: board(fields)?, center: fields.cell("center")? },
-        "radar" => Action::Radar { board: board(fields)?, center: fields.cell("center")? },
+        "wide" => Action::Wide {
+            board: board(fields)?,
+            center: fields.cell("center")?,
+        },
+        "radar" => Action::Radar {
+            board: board(fields)?,
+            center: fields.cell("center")?,
+        },
         "bombard" => {
             let row = fields.0.get("row").filter(|v| !v.is_null());
             let column = fields.0.get("column").filter(|v| !v.is_null());
@@ -257,7 +321,10 @@ fn parse_action(kind: &str, fields: &Fields, game: &Game, in_salvo: bool) -> Res
                 (None, Some(_)) => Line::Column(coordinate_of(fields, "column")?),
                 _ => return Err(bad("a bombardment takes exactly one of row and column")),
             };
-            Action::Bombard { board: board(fields)?, line }
+            Action::Bombard {
+                board: board(fields)?,
+                line,
+            }
         }
         other => return Err(bad(format!("unknown ability kind '{other}'"))),
     })
@@ -276,7 +343,11 @@ fn coordinate_of(fields: &Fields, key: &str) -> Result<u16, Refusal> {
 }
 
 /// Turns a command line into an engine command, with the seat that acts.
-fn parse_command(cmd: &str, fields: &Fields, game: &Game) -> Result<(Option<usize>, Command), Refusal> {
+fn parse_command(
+    cmd: &str,
+    fields: &Fields,
+    game: &Game,
+) -> Result<(Option<usize>, Command), Refusal> {
     Ok(match cmd {
         "buy" => {
             let seat = fields.seat()?;
@@ -289,17 +360,30 @@ fn parse_command(cmd: &str, fields: &Fields, game: &Game) -> Result<(Option<usiz
             if fields.0.get("random").and_then(Value::as_bool) == Some(true) {
                 (Some(seat), Command::PlaceRandom { seat })
             } else {
-                let ships = fields.get("ships")?.as_array().ok_or_else(|| bad("ships must be a list"))?;
+                let ships = fields
+                    .get("ships")?
+                    .as_array()
+                    .ok_or_else(|| bad("ships must be a list"))?;
                 let ships = ships
                     .iter()
                     .map(|ship| {
-                        let ship = ship.as_object().ok_or_else(|| bad("each ship is an object"))?;
+                        let ship = ship
+                            .as_object()
+                            .ok_or_else(|| bad("each ship is an object"))?;
                         let f = Fields(ship);
                         let rot = match ship.get("rot") {
                             None => 0,
-                            Some(v) => v.as_u64().filter(|&r| r <= 3).ok_or_else(|| bad("rot must be 0, 1, 2 or 3"))? as u8,
+                            Some(v) => v
+                                .as_u64()
+                                .filter(|&r| r <= 3)
+                                .ok_or_else(|| bad("rot must be 0, 1, 2 or 3"))?
+                                as u8,
                         };
-                        Ok(Placement { ship_type: f.str("type")?.to_string(), at: f.cell("at")?, rot })
+                        Ok(Placement {
+                            ship_type: f.str("type")?.to_string(),
+                            at: f.cell("at")?,
+                            rot,
+                        })
                     })
                     .collect::<Result<Vec<_>, Refusal>>()?;
                 (Some(seat), Command::Place { seat, ships })
@@ -307,12 +391,21 @@ fn parse_command(cmd: &str, fields: &Fields, game: &Game) -> Result<(Option<usiz
         }
         "fire" => {
             let seat = fields.seat()?;
-            let target = Target { board: fields.board(game)?, at: fields.cell("at")? };
+            let target = Target {
+                board: fields.board(game)?,
+                at: fields.cell("at")?,
+            };
             (Some(seat), Command::Fire { seat, target })
         }
         "volley" => {
             let seat = fields.seat()?;
-            (Some(seat), Command::Volley { seat, cells: fields.cells("cells")? })
+            (
+                Some(seat),
+                Command::Volley {
+                    seat,
+                    cells: fields.cells("cells")?,
+                },
+            )
         }
         "ability" => {
             let seat = fields.seat()?;
@@ -328,9 +421,14 @@ fn parse_command(cmd: &str, fields: &Fields, game: &Game) -> Result<(Option<usiz
                     .ok_or_else(|| bad("shots must be a list"))?
                     .iter()
                     .map(|shot| {
-                        let shot = shot.as_object().ok_or_else(|| bad("each shot is an object"))?;
+                        let shot = shot
+                            .as_object()
+                            .ok_or_else(|| bad("each shot is an object"))?;
                         let f = Fields(shot);
-                        Ok(Target { board: f.board(game)?, at: f.cell("at")? })
+                        Ok(Target {
+                            board: f.board(game)?,
+                            at: f.cell("at")?,
+                        })
                     })
                     .collect::<Result<Vec<_>, Refusal>>()?,
             };
@@ -342,7 +440,14 @@ fn parse_command(cmd: &str, fields: &Fields, game: &Game) -> Result<(Option<usiz
                 }
                 Some(_) => return Err(bad("ability must be an object")),
             };
-            (Some(seat), Command::Salvo { seat, shots, action })
+            (
+                Some(seat),
+                Command::Salvo {
+                    seat,
+                    shots,
+                    action,
+                },
+            )
         }
         "resign" => {
             let seat = fields.seat()?;
@@ -364,7 +469,13 @@ fn describe(game: &Game, cmd: &str, actor: Option<usize>, events: &[Event]) -> M
     let mut pending = false;
     for event in &events {
         match event {
-            Event::Shot { shooter, board, at, result, ship } => {
+            Event::Shot {
+                shooter,
+                board,
+                at,
+                result,
+                ship,
+            } => {
                 let mut r = Map::new();
                 if game.rules().mode != broadside_engine::Mode::SharedSea {
                     r.insert("board".into(), json!(board));
@@ -377,8 +488,16 @@ fn describe(game: &Game, cmd: &str, actor: Option<usize>, events: &[Event]) -> M
                 r.insert("seat".into(), json!(shooter));
                 results.push(Value::Object(r));
             }
-            Event::Volley { hits, types_hit, sunk: volley_sunk, .. } => {
-                answer.insert("volley".into(), json!({"hits": hits, "types_hit": types_hit, "sunk": volley_sunk}));
+            Event::Volley {
+                hits,
+                types_hit,
+                sunk: volley_sunk,
+                ..
+            } => {
+                answer.insert(
+                    "volley".into(),
+                    json!({"hits": hits, "types_hit": types_hit, "sunk": volley_sunk}),
+                );
             }
             Event::Revealed { board, cells } => {
                 revealed.push(json!({"board": board, "cells": cells}));
@@ -390,7 +509,9 @@ fn describe(game: &Game, cmd: &str, actor: Option<usize>, events: &[Event]) -> M
                 }
                 sunk.push(s);
             }
-            Event::Scan { cells, .. } => scan.extend(cells.iter().map(|c| json!({"at": c.at, "ship": c.ship}))),
+            Event::Scan { cells, .. } => {
+                scan.extend(cells.iter().map(|c| json!({"at": c.at, "ship": c.ship})))
+            }
             Event::Reinforced { seat, count, cells } => {
                 let mut r = json!({"seat": seat, "count": count});
                 if let Some(cells) = cells {
