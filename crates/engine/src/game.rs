@@ -1009,7 +1009,6 @@ impl Game {
     ) {
         announce(self, events);
         let hidden = self.rules.per_volley();
-        let alive_before = self.alive_seats();
         for ship_index in 0..self.ships.len() {
             let ship = &self.ships[ship_index];
             if ship.sunk || ship.intact > 0 {
@@ -1060,15 +1059,23 @@ impl Game {
                 }
             }
         }
-        for seat in 0..self.rules.seats {
-            if !self.seats[seat].eliminated
-                && self.seats[seat]
-                    .ships
-                    .iter()
-                    .all(|&s| self.ships[s].intact == 0)
-            {
-                self.eliminate(seat, events);
-            }
+        let out: Vec<usize> = (0..self.rules.seats)
+            .filter(|&seat| {
+                !self.seats[seat].eliminated
+                    && self.seats[seat]
+                        .ships
+                        .iter()
+                        .all(|&s| self.ships[s].intact == 0)
+            })
+            .collect();
+        if out.is_empty() {
+            return;
+        }
+        let mut alive_before = self.alive_seats();
+        alive_before.extend(&out);
+        alive_before.sort_unstable();
+        for seat in out {
+            self.eliminate(seat, events);
         }
         self.check_end(&alive_before, events);
     }
@@ -1715,27 +1722,69 @@ impl Game {
         self.owner_of(target.board, target.at)
     }
 
-    fn targetable_of_opponent(&self, seat: usize, opponent: usize) -> Vec<Cell> {
+    /// The waters of an opponent: its board, or its block of the shared sea.
+    fn opponent_area(&self, opponent: usize) -> (usize, Cell, Size) {
         match self.rules.mode {
-            Mode::SharedSea => {
-                let origin = self.block_origins[self.seat_block[opponent]];
-                let size = self.rules.board;
-                (0..size.rows)
-                    .flat_map(|r| {
-                        (0..size.cols).map(move |c| Cell::new(origin.col + c, origin.row + r))
-                    })
-                    .filter(|&c| self.is_targetable(seat, 0, c))
-                    .collect()
-            }
-            _ => self.targetable_cells(seat, opponent),
+            Mode::SharedSea => (
+                0,
+                self.block_origins[self.seat_block[opponent]],
+                self.rules.board,
+            ),
+            _ => (opponent, Cell::new(0, 0), self.boards[opponent].size),
         }
     }
 
-    fn board_of_opponent(&self, opponent: usize) -> usize {
-        match self.rules.mode {
-            Mode::SharedSea => 0,
-            _ => opponent,
+    /// How many cells of `opponent`'s waters `seat` may target, counting no
+    /// further than `limit` (the salvo check only needs to know whether a full
+    /// share of shots is possible).
+    fn count_targetable(&self, seat: usize, opponent: usize, limit: u32) -> u32 {
+        let (board, origin, size) = self.opponent_area(opponent);
+        let mut count = 0;
+        for row in 0..size.rows {
+            for col in 0..size.cols {
+                if self.is_targetable(seat, board, Cell::new(origin.col + col, origin.row + row)) {
+                    count += 1;
+                    if count == limit {
+                        return count;
+                    }
+                }
+            }
         }
+        count
+    }
+
+    /// Up to `count` distinct random cells `seat` may target in an area of a
+    /// board. Boards are mostly unknown for most of a game, so random draws are
+    /// tried first and the full list is built only when they keep failing.
+    fn random_targets(
+        &mut self,
+        seat: usize,
+        board: usize,
+        origin: Cell,
+        size: Size,
+        count: usize,
+    ) -> Vec<Cell> {
+        let mut chosen: Vec<Cell> = Vec::with_capacity(count);
+        for _ in 0..count * 24 {
+            if chosen.len() == count {
+                return chosen;
+            }
+            let at = Cell::new(
+                origin.col + self.rng.random_range(0..size.cols),
+                origin.row + self.rng.random_range(0..size.rows),
+            );
+            if self.is_targetable(seat, board, at) && !chosen.contains(&at) {
+                chosen.push(at);
+            }
+        }
+        let mut rest: Vec<Cell> = (0..size.rows)
+            .flat_map(|r| (0..size.cols).map(move |c| Cell::new(origin.col + c, origin.row + r)))
+            .filter(|&c| self.is_targetable(seat, board, c) && !chosen.contains(&c))
+            .collect();
+        rest.shuffle(&mut self.rng);
+        rest.truncate(count - chosen.len());
+        chosen.extend(rest);
+        chosen
     }
 
     /// Checks a salvo in REFEREE.md order.
@@ -1801,7 +1850,7 @@ impl Game {
                     let expected = if Some(opponent) == action_opponent {
                         0
                     } else {
-                        per.min(self.targetable_of_opponent(seat, opponent).len() as u32)
+                        self.count_targetable(seat, opponent, per)
                     };
                     if got != expected {
                         return Err(RuleError::WrongShotCount { expected, got });
@@ -1827,8 +1876,7 @@ impl Game {
                         });
                     }
                     (Some(&opponent), None) => {
-                        let expected =
-                            total.min(self.targetable_of_opponent(seat, opponent).len() as u32);
+                        let expected = self.count_targetable(seat, opponent, total);
                         let got = submission.shots.len() as u32;
                         if got != expected {
                             return Err(RuleError::WrongShotCount { expected, got });
@@ -1878,11 +1926,8 @@ impl Game {
         let per = self.rules.shots_per_opponent as usize;
         let mut shots = Vec::new();
         let draw = |game: &mut Game, opponent: usize, count: usize| {
-            let mut cells = game.targetable_of_opponent(seat, opponent);
-            cells.shuffle(&mut game.rng);
-            cells.truncate(count);
-            let board = game.board_of_opponent(opponent);
-            cells
+            let (board, origin, size) = game.opponent_area(opponent);
+            game.random_targets(seat, board, origin, size, count)
                 .into_iter()
                 .map(move |at| Target { board, at })
                 .collect::<Vec<_>>()
@@ -2179,9 +2224,9 @@ impl Game {
             _ => self.duel_opponent(seat),
         };
         if self.rules.per_volley() {
-            let mut cells = self.targetable_cells(seat, board);
-            cells.shuffle(&mut self.rng);
-            cells.truncate(self.rules.shots_per_turn as usize);
+            let size = self.boards[board].size;
+            let count = self.rules.shots_per_turn as usize;
+            let cells = self.random_targets(seat, board, Cell::new(0, 0), size, count);
             self.resolve_volley(seat, board, &cells, events);
             self.end_turn(seat, events);
             return;
@@ -2195,12 +2240,14 @@ impl Game {
             if self.phase == Phase::Finished {
                 break;
             }
-            let cells = self.targetable_cells(seat, board);
-            if cells.is_empty() {
+            let size = self.boards[board].size;
+            let Some(at) = self
+                .random_targets(seat, board, Cell::new(0, 0), size, 1)
+                .pop()
+            else {
                 self.end_turn(seat, events);
                 break;
-            }
-            let at = cells[self.rng.random_range(0..cells.len())];
+            };
             let hit = self.shoot(seat, board, &[at], events);
             self.after_shot(seat, hit, events);
         }

@@ -48,8 +48,14 @@ fn variants(shape: &Shape) -> Vec<Variant> {
 const GREEDY_ATTEMPTS: usize = 40;
 /// Random candidate draws per ship before listing every candidate.
 const RANDOM_DRAWS: usize = 24;
-/// Search nodes the exhaustive search may visit before it gives up.
-const SEARCH_NODES: usize = 400_000;
+/// Search nodes the exhaustive search may visit before it gives up. It bounds
+/// the worst fit check to a few milliseconds; a fleet the search cannot place
+/// within it is refused, so only fleets that are really hard to place are lost.
+const SEARCH_NODES: usize = 20_000;
+/// The seed of the fit check's search. Random placement of a whole fleet falls
+/// back to the very same search, so a fleet the fit check accepted can always be
+/// placed.
+const FIT_SEED: u64 = 0x5eed_f17;
 
 /// A placement area with the ships placed so far.
 pub struct Packer {
@@ -142,6 +148,19 @@ impl Packer {
     /// Returns `(rot, at)` per shape in area coordinates, or `None` if no layout was
     /// found (which, for a fleet that passed [`fleet_fits`], does not happen).
     pub fn fill<R: Rng>(&mut self, shapes: &[&Shape], rng: &mut R) -> Option<Vec<(u8, Cell)>> {
+        let empty = self.forbidden.iter().all(|&f| f == 0);
+        if let Some(found) = self.fill_with(shapes, rng) {
+            return Some(found);
+        }
+        if empty {
+            // Repeat the fit check's own search, which succeeded for this fleet.
+            let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(FIT_SEED);
+            return self.fill_with(shapes, &mut rng);
+        }
+        None
+    }
+
+    fn fill_with<R: Rng>(&mut self, shapes: &[&Shape], rng: &mut R) -> Option<Vec<(u8, Cell)>> {
         let all: Vec<Vec<Variant>> = shapes.iter().map(|s| variants(s)).collect();
         let mut candidates = Vec::new();
         for _ in 0..GREEDY_ATTEMPTS {
@@ -298,8 +317,8 @@ pub fn fleet_fits(size: Size, shapes: &[&Shape], may_touch: bool) -> bool {
     }
     let mut order: Vec<&Shape> = shapes.to_vec();
     order.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(0x5eed_f17);
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(FIT_SEED);
     Packer::new(size, may_touch)
-        .fill(&order, &mut rng)
+        .fill_with(&order, &mut rng)
         .is_some()
 }
