@@ -2284,8 +2284,10 @@ impl Game {
             }
             Phase::Battle => match self.turn.clone() {
                 Turn::Duel { seat: mover, .. } if mover == seat => self.end_turn(seat, &mut events),
+                // The open round goes on for the others; it resolves when the
+                // last of them has submitted (then a duel follows if two are left).
                 Turn::Salvo { .. } => {
-                    if self.alive_seats().len() < 3 || self.round_complete() {
+                    if self.round_complete() {
                         self.resolve_round(&mut events);
                     }
                 }
