@@ -2269,30 +2269,26 @@ impl Game {
         if self.phase == Phase::Finished {
             return Ok(events);
         }
-        match self.phase {
-            Phase::Shop => {
-                if !self.seats[seat].bought {
-                    let fleet = self.default_space_fleet();
-                    self.set_fleet(seat, fleet, &mut events);
-                    self.maybe_end_shop(&mut events);
-                }
+        match (self.phase, self.turn.clone()) {
+            (Phase::Shop, _) if !self.seats[seat].bought => {
+                let fleet = self.default_space_fleet();
+                self.set_fleet(seat, fleet, &mut events);
+                self.maybe_end_shop(&mut events);
             }
-            Phase::Placement => {
-                if !self.seats[seat].ready {
-                    events.extend(self.place_random(seat)?);
-                }
+            (Phase::Placement, _) if !self.seats[seat].ready => {
+                let placed = self
+                    .place_random(seat)
+                    .expect("a fleet that passed the fit check always has a random layout");
+                events.extend(placed);
             }
-            Phase::Battle => match self.turn.clone() {
-                Turn::Duel { seat: mover, .. } if mover == seat => self.end_turn(seat, &mut events),
-                // The open round goes on for the others; it resolves when the
-                // last of them has submitted (then a duel follows if two are left).
-                Turn::Salvo { .. } => {
-                    if self.round_complete() {
-                        self.resolve_round(&mut events);
-                    }
-                }
-                _ => {}
-            },
+            (Phase::Battle, Turn::Duel { seat: mover, .. }) if mover == seat => {
+                self.end_turn(seat, &mut events);
+            }
+            // An open round goes on for the others; it resolves when the last of
+            // them has submitted (then a duel follows if two are left).
+            (Phase::Battle, Turn::Salvo { .. }) if self.round_complete() => {
+                self.resolve_round(&mut events);
+            }
             _ => {}
         }
         Ok(events)

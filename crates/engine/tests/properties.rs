@@ -453,17 +453,14 @@ fn run(setup_index: usize, seed: u64, steps: usize) -> Result<bool, String> {
                 }
             }
             Ok(events) => {
-                for seat in 0..setup.seats {
-                    let mine = game.events_for(Some(seat), &events);
-                    learn(&mut knowledge[seat], &game, &mine);
-                }
                 let truth = twin.view(None);
-                for seat in 0..setup.seats {
+                for (seat, known) in knowledge.iter_mut().enumerate() {
+                    learn(known, &game, &game.events_for(Some(seat), &events));
                     let view = game.view(Some(seat));
                     if view != replay.view(Some(seat)) {
                         return Err(format!("replay view of seat {seat} differs"));
                     }
-                    check_no_leak(&game, seat, &view, &truth, &knowledge[seat])?;
+                    check_no_leak(&game, seat, &view, &truth, known)?;
                 }
                 let spectator = game.view(None);
                 if spectator != replay.view(None) {
