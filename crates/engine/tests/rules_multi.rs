@@ -1722,3 +1722,107 @@ fn r_6_6_reserves_land_before_the_rounds_shots() {
         "the new fighter was already there"
     );
 }
+
+#[test]
+fn r_6_5_an_ability_replaces_the_shots_on_one_opponent() {
+    let mut game = boats(
+        3,
+        Options {
+            specials: Some(true),
+            shots_per_opponent: Some(2),
+            ..Options::default()
+        },
+        None,
+    );
+    let radar = Action::Radar {
+        board: 1,
+        center: Cell::new(1, 1),
+    };
+    // With the radar on seat 1, shots go only to seat 2.
+    let extra = Command::Salvo {
+        seat: 0,
+        shots: vec![t(1, 5, 5), t(2, 5, 5), t(2, 4, 4)],
+        action: Some(radar.clone()),
+    };
+    assert_eq!(
+        refuse(&mut game, extra),
+        RuleError::WrongShotCount {
+            expected: 0,
+            got: 1
+        }
+    );
+    game.apply(Command::Salvo {
+        seat: 0,
+        shots: vec![t(2, 5, 5), t(2, 4, 4)],
+        action: Some(radar),
+    })
+    .unwrap();
+    let events = game.apply(Command::Timeout).unwrap();
+    assert!(shot_results(&events)
+        .iter()
+        .filter(|r| r.0 == 0)
+        .all(|r| r.1 == 2));
+    assert!(events.iter().any(|e| matches!(
+        e,
+        Event::Scan {
+            seat: 0,
+            board: 1,
+            ..
+        }
+    )));
+    // One ability per round: the command has room for one only, and a second
+    // radar is limited by its uses.
+    assert_eq!(
+        game.special_uses_left(0, broadside_engine::ActionKind::Radar),
+        1
+    );
+}
+
+#[test]
+fn action_areas_for_previews_are_clipped_to_the_board() {
+    let game = battle(Preset::Italia, Options::default());
+    assert_eq!(
+        game.action_area(&Action::Wide {
+            board: 1,
+            center: Cell::new(0, 0)
+        })
+        .len(),
+        4
+    );
+    assert_eq!(
+        game.action_area(&Action::Nuke {
+            board: 1,
+            at: Cell::new(0, 1)
+        })
+        .len(),
+        8
+    );
+    assert_eq!(
+        game.action_area(&Action::Nuke {
+            board: 1,
+            at: Cell::new(8, 8)
+        })
+        .len(),
+        13
+    );
+    assert_eq!(
+        game.action_area(&Action::Bombard {
+            board: 1,
+            line: broadside_engine::Line::Row(3)
+        })
+        .len(),
+        16
+    );
+    assert!(game
+        .action_area(&Action::Radar {
+            board: 1,
+            center: Cell::new(16, 0)
+        })
+        .is_empty());
+    assert!(game
+        .action_area(&Action::Reserve {
+            board: None,
+            cells: None
+        })
+        .is_empty());
+}
