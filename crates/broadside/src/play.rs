@@ -1,10 +1,63 @@
-//! `broadside play`.
+//! `broadside play`: the terminal client (crates/tui), offline against bots or
+//! online in a room of `broadside serve`.
+
+use std::path::PathBuf;
 
 use anyhow::{bail, Result};
 
 #[derive(clap::Args, Debug, Default)]
-pub struct PlayArgs {}
+pub struct PlayArgs {
+    /// Play online on this server (e.g. http://localhost:8080); without --room a
+    /// new room is created.
+    #[arg(long, value_name = "URL")]
+    pub server: Option<String>,
+    /// The code of the room to join on --server.
+    #[arg(long, value_name = "CODE", requires = "server")]
+    pub room: Option<String>,
+    /// Continue a saved game at once.
+    #[arg(long, value_name = "FILE", conflicts_with = "server")]
+    pub load: Option<PathBuf>,
+    /// Your nickname online.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// Where to keep the session token that lets `--room CODE` resume your
+    /// seat later [default: broadside/token in the user's config directory].
+    #[arg(long, value_name = "FILE")]
+    pub token_file: Option<PathBuf>,
+    /// A fixed seed for new offline games (for reproducible games and tests).
+    #[arg(long, value_name = "N", hide = true)]
+    pub seed: Option<u64>,
+}
 
-pub fn run(_args: PlayArgs) -> Result<()> {
-    bail!("broadside play is being built")
+pub fn run(args: PlayArgs) -> Result<()> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        bail!("broadside play needs a terminal (for a machine interface, see `broadside referee`)");
+    }
+    if let Some(server) = &args.server {
+        broadside_tui::endpoint(server)?;
+    }
+    let config = broadside_tui::Config {
+        server: args.server,
+        room: args.room,
+        load: args.load,
+        nickname: args.name.or_else(|| std::env::var("USER").ok()),
+        seed: args.seed,
+        token_file: args.token_file.or_else(default_token_file),
+    };
+    broadside_tui::run(config)?;
+    Ok(())
+}
+
+/// `$XDG_CONFIG_HOME/broadside/token`, else `$HOME/.config/broadside/token`.
+fn default_token_file() -> Option<PathBuf> {
+    let config = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|v| !v.is_empty())
+                .map(|home| PathBuf::from(home).join(".config"))
+        })?;
+    Some(config.join("broadside").join("token"))
 }

@@ -9,7 +9,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use broadside_engine::{label, Cell, LetterAxis};
-use tui_support::{status, temp_dir, Tmux};
+use tui_support::{status, target_mark, temp_dir, Tmux};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -26,7 +26,14 @@ impl Drop for Server {
 /// Starts `broadside serve` on a free port; returns it and its address.
 fn serve(dir: &std::path::Path) -> (Server, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_broadside"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--bot-delay-ms", "20", "--db"])
+        .args([
+            "serve",
+            "--addr",
+            "127.0.0.1:0",
+            "--bot-delay-ms",
+            "20",
+            "--db",
+        ])
         .arg(dir.join("db.sqlite"))
         .current_dir(dir)
         .stdout(Stdio::piped())
@@ -36,9 +43,16 @@ fn serve(dir: &std::path::Path) -> (Server, String) {
     let stdout = child.stdout.take().expect("stdout is piped");
     let server = Server(child);
     let mut first = String::new();
-    BufReader::new(stdout).read_line(&mut first).expect("the server prints its address");
-    let start = first.find("http://").expect("the first line names the address");
-    let address: String = first[start..].chars().take_while(|c| !c.is_whitespace()).collect();
+    BufReader::new(stdout)
+        .read_line(&mut first)
+        .expect("the server prints its address");
+    let start = first
+        .find("http://")
+        .expect("the first line names the address");
+    let address: String = first[start..]
+        .chars()
+        .take_while(|c| !c.is_whitespace())
+        .collect();
     (server, address.trim_end_matches('/').to_string())
 }
 
@@ -47,19 +61,72 @@ fn tui_plays_an_online_game_against_broadside_serve_to_the_end() {
     let dir = temp_dir("tui-online");
     let (_server, address) = serve(&dir);
     let binary = env!("CARGO_BIN_EXE_broadside");
-    let tmux = Tmux::start("online", &dir, &format!("'{binary}' play --server {address} --name Tester"));
+    let tmux = Tmux::start(
+        "online",
+        &dir,
+        &format!("'{binary}' play --server {address} --name Tester --token-file token"),
+    );
 
     // A new room: classic, one bot; the host starts it.
     tmux.wait_for("Choose the game for your new room", WAIT);
     tmux.keys(&["Enter"]);
     let lobby = tmux.wait_for("Enter starts the game", WAIT);
-    assert!(lobby.contains("Seat 1: Tester (you)") && lobby.contains("Seat 2: Bot 1"), "{lobby}");
-    assert!(lobby.contains(&format!("Invite link: {address}/r/")), "{lobby}");
+    let code = room_code(&lobby);
+    assert!(
+        lobby.contains("Seat 1: Tester (you)") && lobby.contains("Seat 2: Bot 1"),
+        "{lobby}"
+    );
+    assert!(
+        lobby.contains(&format!("Invite link: {address}/r/")),
+        "{lobby}"
+    );
     tmux.keys(&["Enter"]);
     tmux.wait_for("Placement: ship 1 of 10", WAIT);
+    // The battleship goes where it stands once the server found it legal
+    // (check_layout); random_layout completes the fleet around it.
+    let start = Instant::now();
+    while !tmux.screen().contains("ship 2 of 10") {
+        assert!(
+            start.elapsed() < WAIT,
+            "the first ship was never placed:\n{}",
+            tmux.screen()
+        );
+        tmux.keys(&["Enter"]);
+        std::thread::sleep(Duration::from_millis(100));
+    }
     tmux.keys(&["Space"]);
     tmux.wait_for("fleet complete", WAIT);
     tmux.keys(&["Enter"]);
+
+    // Leave after one shot, and come back with the room code: the token kept in
+    // the token file gets the seat back.
+    tmux.wait_for("Your turn: fire", WAIT);
+    tmux.text(":A1");
+    tmux.keys(&["Enter"]);
+    tmux.wait_until("the shot at A1", WAIT, |screen| {
+        matches!(target_mark(screen, 'A', 1), Some('O' | 'X' | '#'))
+    });
+    tmux.keys(&["q"]);
+    tmux.wait_for("Leave this game?", WAIT);
+    tmux.keys(&["y"]);
+    let screen = tmux.wait_for("EXITED", WAIT);
+    assert!(screen.contains("EXITED 0"), "{screen}");
+    drop(tmux);
+    let tmux = Tmux::start(
+        "online-again",
+        &dir,
+        &format!("'{binary}' play --server {address} --room {code} --token-file token"),
+    );
+    let screen = tmux.wait_for("round", WAIT);
+    assert!(
+        screen.contains("Your waters") && screen.contains("Bot 1's waters"),
+        "{screen}"
+    );
+    let a1 = target_mark(&screen, 'A', 1);
+    assert!(
+        matches!(a1, Some('O' | 'X' | '#')),
+        "the shot at A1 is still there:\n{screen}"
+    );
 
     // Fire at every cell in turn (labels typed), pass after pass, until the end.
     let labels: Vec<String> = (0..10u16)
@@ -69,7 +136,10 @@ fn tui_plays_an_online_game_against_broadside_serve_to_the_end() {
     let start = Instant::now();
     let mut screen = tmux.screen();
     while !status(&screen).contains("Game over") {
-        assert!(start.elapsed() < Duration::from_secs(240), "the game did not end:\n{screen}");
+        assert!(
+            start.elapsed() < Duration::from_secs(240),
+            "the game did not end:\n{screen}"
+        );
         if status(&screen).contains("Your turn") {
             tmux.text(&format!(":{}", labels[next]));
             tmux.keys(&["Enter"]);
@@ -78,7 +148,10 @@ fn tui_plays_an_online_game_against_broadside_serve_to_the_end() {
         std::thread::sleep(Duration::from_millis(40));
         screen = tmux.screen();
     }
-    assert!(screen.contains("Game over:"), "the log tells the end:\n{screen}");
+    assert!(
+        screen.contains("Game over:"),
+        "the log tells the end:\n{screen}"
+    );
     let won = status(&screen).contains("YOU WIN") && screen.contains("0/10");
     let lost = status(&screen).contains("Bot 1 won");
     assert!(won || lost, "{screen}");
@@ -88,5 +161,109 @@ fn tui_plays_an_online_game_against_broadside_serve_to_the_end() {
     let screen = tmux.wait_for("EXITED", WAIT);
     assert!(screen.contains("EXITED 0"), "{screen}");
     drop(tmux);
+    std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+/// The code of the room on a lobby screen ("Room K7QM2P · classic").
+fn room_code(lobby: &str) -> String {
+    lobby
+        .split("Room ")
+        .nth(1)
+        .expect("the lobby shows the room code")
+        .chars()
+        .take(6)
+        .collect()
+}
+
+#[test]
+fn tui_two_people_play_each_other_through_an_open_seat() {
+    let dir = temp_dir("tui-two");
+    let (_server, address) = serve(&dir);
+    let binary = env!("CARGO_BIN_EXE_broadside");
+    let host = Tmux::start(
+        "host",
+        &dir,
+        &format!("'{binary}' play --server {address} --name Ana --token-file ana-token"),
+    );
+    host.wait_for("Choose the game for your new room", WAIT);
+    // Seat 2: from "bot, medium" forward through the levels to "open".
+    host.keys(&["Down", "Down"]);
+    while !host.screen().contains("open (a person joins)") {
+        host.keys(&["Right"]);
+    }
+    host.keys(&["Enter"]);
+    let lobby = host.wait_for("Enter starts the game", WAIT);
+    let code = room_code(&lobby);
+
+    let guest = Tmux::start(
+        "guest",
+        &dir,
+        &format!(
+            "'{binary}' play --server {address} --room {code} --name Bea --token-file bea-token"
+        ),
+    );
+    guest.wait_for_all(
+        &[
+            "Waiting for the host to start the game.",
+            "Seat 2: Bea (you)",
+        ],
+        WAIT,
+    );
+    host.wait_for("Seat 2: Bea", WAIT);
+    host.keys(&["Enter"]);
+    for player in [&host, &guest] {
+        player.wait_for("Placement: ship 1 of 10", WAIT);
+        player.keys(&["Space"]);
+        player.wait_for("fleet complete", WAIT);
+        player.keys(&["Enter"]);
+    }
+
+    // Each fires at every cell in turn until one of them has won.
+    let labels: Vec<String> = (0..10u16)
+        .flat_map(|row| (0..10u16).map(move |col| label(LetterAxis::Rows, Cell::new(col, row))))
+        .collect();
+    let mut next = [0usize; 2];
+    let start = Instant::now();
+    loop {
+        let screens = [host.screen(), guest.screen()];
+        if screens.iter().all(|s| status(s).contains("Game over")) {
+            let winners = screens
+                .iter()
+                .filter(|s| status(s).contains("YOU WIN"))
+                .count();
+            assert_eq!(
+                winners, 1,
+                "exactly one winner:\n{}\n{}",
+                screens[0], screens[1]
+            );
+            let loser = screens
+                .iter()
+                .find(|s| !status(s).contains("YOU WIN"))
+                .expect("a loser");
+            assert!(status(loser).contains("won"), "{loser}");
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(240),
+            "the game did not end:\n{}\n{}",
+            screens[0],
+            screens[1]
+        );
+        for (i, (player, screen)) in [&host, &guest].into_iter().zip(&screens).enumerate() {
+            if status(screen).contains("Your turn") {
+                player.text(&format!(":{}", labels[next[i]]));
+                player.keys(&["Enter"]);
+                next[i] = (next[i] + 1) % labels.len();
+            }
+        }
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    // A rematch: same seats, a new game for both at once.
+    host.keys(&["n"]);
+    for player in [&host, &guest] {
+        player.wait_for("Placement: ship 1 of 10", WAIT);
+    }
+    drop(host);
+    drop(guest);
     std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
 }

@@ -6,7 +6,7 @@ mod tui_support;
 
 use std::time::Duration;
 
-use tui_support::{boards, status, temp_dir, Tmux};
+use tui_support::{boards, status, target_mark, temp_dir, Tmux};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -25,24 +25,18 @@ fn tui_new_game_fire_save_quit_load_same_position() {
     tmux.keys(&["Space"]);
     tmux.wait_for("Enter to confirm", WAIT);
     tmux.keys(&["Enter"]);
-    let screen = tmux.wait_for("Your turn", WAIT);
-    assert!(screen.contains("Your waters") && screen.contains("Bot 1's waters"), "{screen}");
+    tmux.wait_for_all(&["Your turn: fire", "Your waters", "Bot 1's waters"], WAIT);
 
     // Fire at B7 by typing its label, then wait for the bot to give the turn back.
     tmux.text(":B7");
     tmux.keys(&["Enter"]);
-    tmux.wait_for("You fire at Bot 1's B7", WAIT);
-    let mut screen = tmux.screen();
-    for _ in 0..200 {
-        if status(&screen).contains("Your turn") || status(&screen).contains("Game over") {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-        screen = tmux.screen();
-    }
-    assert!(status(&screen).contains("Your turn"), "{screen}");
+    // The shot shows on the target board, and the turn comes back ("Your
+    // turn: fire" is the status line only; the log says "Your turn.").
+    let screen = tmux.wait_until("the shot at B7 and the turn", WAIT, |screen| {
+        matches!(target_mark(screen, 'B', 7), Some('O' | 'X' | '#'))
+            && screen.contains("Your turn: fire")
+    });
     let before = boards(&screen);
-    assert!(before.contains(['O', 'X', '#']), "the shot shows on the board:\n{before}");
 
     // Save under the proposed name, then leave to the menu.
     tmux.keys(&["s"]);
@@ -61,7 +55,11 @@ fn tui_new_game_fire_save_quit_load_same_position() {
     tmux.keys(&["Enter"]);
     let screen = tmux.wait_for("Loaded broadside-save.json", WAIT);
     assert!(status(&screen).contains("Your turn"), "{screen}");
-    assert_eq!(boards(&screen), before, "the loaded game shows another position:\n{screen}");
+    assert_eq!(
+        boards(&screen),
+        before,
+        "the loaded game shows another position:\n{screen}"
+    );
 
     // Quit from the game and the menu; the program ends cleanly and the
     // alternate screen is gone.
@@ -72,7 +70,10 @@ fn tui_new_game_fire_save_quit_load_same_position() {
     tmux.keys(&["q"]);
     let screen = tmux.wait_for("EXITED", WAIT);
     assert!(screen.contains("EXITED 0"), "{screen}");
-    assert!(!screen.contains("Legend") && !screen.contains("Load game"), "the terminal was not restored:\n{screen}");
+    assert!(
+        !screen.contains("Legend") && !screen.contains("Load game"),
+        "the terminal was not restored:\n{screen}"
+    );
     drop(tmux);
     std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
 }
@@ -83,9 +84,58 @@ fn tui_load_flag_reports_a_missing_file() {
     // instead of failing, and q quits cleanly.
     let dir = temp_dir("tui-load");
     let binary = env!("CARGO_BIN_EXE_broadside");
-    let tmux = Tmux::start("load", &dir, &format!("'{binary}' play --load missing.json"));
+    let tmux = Tmux::start(
+        "load",
+        &dir,
+        &format!("'{binary}' play --load missing.json"),
+    );
     let screen = tmux.wait_for("Cannot read missing.json", WAIT);
     assert!(screen.contains("New game"), "{screen}");
+    tmux.keys(&["q"]);
+    let screen = tmux.wait_for("EXITED", WAIT);
+    assert!(screen.contains("EXITED 0"), "{screen}");
+    drop(tmux);
+    std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+#[test]
+fn tui_resizes_cleanly() {
+    let dir = temp_dir("tui-resize");
+    let binary = env!("CARGO_BIN_EXE_broadside");
+    let tmux = Tmux::start("resize", &dir, &format!("'{binary}' play --seed 3"));
+    tmux.wait_for("New game", WAIT);
+    tmux.keys(&["n"]);
+    tmux.wait_for("[ Start ]", WAIT);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Placement: ship 1 of 10", WAIT);
+    tmux.keys(&["Space"]);
+    tmux.wait_for("Enter to confirm", WAIT);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for_all(&["Your turn: fire", "Your waters", "Legend"], WAIT);
+
+    // Narrow: one board at a time, no panel; v shows the other board.
+    tmux.resize(26, 18);
+    let narrow = tmux.wait_for("Bot 1's waters", WAIT);
+    assert!(
+        !narrow.contains("Your waters") && !narrow.contains("Legend"),
+        "{narrow}"
+    );
+    assert!(
+        narrow.lines().all(|line| line.chars().count() <= 26),
+        "{narrow}"
+    );
+    tmux.keys(&["v"]);
+    let own = tmux.wait_for("Your waters", WAIT);
+    assert!(!own.contains("Bot 1's waters"), "{own}");
+
+    // Wide again: both boards and the legend, nothing left over from before.
+    tmux.resize(100, 30);
+    let wide = tmux.wait_for_all(&["Your waters", "Bot 1's waters", "Legend"], WAIT);
+    assert!(wide.lines().count() >= 24, "{wide}");
+    tmux.keys(&["q"]);
+    tmux.wait_for("Leave this game?", WAIT);
+    tmux.keys(&["y"]);
+    tmux.wait_for("Load game", WAIT);
     tmux.keys(&["q"]);
     let screen = tmux.wait_for("EXITED", WAIT);
     assert!(screen.contains("EXITED 0"), "{screen}");

@@ -1,6 +1,9 @@
 //! Drives the real `broadside` binary in a pseudo-terminal made by tmux: keys go
 //! in with `send-keys`, the screen comes out with `capture-pane`.
 
+// Each test binary includes this module and uses only part of it.
+#![allow(dead_code)]
+
 use std::path::Path;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -18,10 +21,21 @@ impl Tmux {
         let tmux = Tmux { socket };
         let shell = format!("{command}; echo EXITED $?; sleep 600");
         let output = tmux.run(&[
-            "new-session", "-d", "-x", "80", "-y", "24", "-c",
-            &dir.to_string_lossy(), &shell,
+            "new-session",
+            "-d",
+            "-x",
+            "80",
+            "-y",
+            "24",
+            "-c",
+            &dir.to_string_lossy(),
+            &shell,
         ]);
-        assert!(output.status.success(), "tmux did not start: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "tmux did not start: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         tmux
     }
 
@@ -40,13 +54,39 @@ impl Tmux {
         let mut args = vec!["send-keys", "-t", "0"];
         args.extend_from_slice(keys);
         let output = self.run(&args);
-        assert!(output.status.success(), "send-keys failed: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "send-keys failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
 
     /// Types text literally (no key-name lookup).
     pub fn text(&self, text: &str) {
         let output = self.run(&["send-keys", "-t", "0", "-l", text]);
-        assert!(output.status.success(), "send-keys failed: {}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "send-keys failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+
+    /// Resizes the window, as a person dragging the terminal's corner would.
+    pub fn resize(&self, width: u16, height: u16) {
+        let output = self.run(&[
+            "resize-window",
+            "-t",
+            "0",
+            "-x",
+            &width.to_string(),
+            "-y",
+            &height.to_string(),
+        ]);
+        assert!(
+            output.status.success(),
+            "resize-window failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
 
     /// The visible screen, one line per row.
@@ -54,15 +94,49 @@ impl Tmux {
         String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "0"]).stdout).into_owned()
     }
 
-    /// Waits until the screen contains `text`; returns that screen.
+    /// Waits until the screen contains `text` and has stopped changing (a
+    /// capture may catch a screen half redrawn); returns that screen.
     pub fn wait_for(&self, text: &str, timeout: Duration) -> String {
+        self.wait_for_all(&[text], timeout)
+    }
+
+    /// Waits until a settled screen satisfies `ready`; returns that screen.
+    pub fn wait_until(
+        &self,
+        what: &str,
+        timeout: Duration,
+        ready: impl Fn(&str) -> bool,
+    ) -> String {
         let start = Instant::now();
+        let mut last = String::new();
         loop {
             let screen = self.screen();
-            if screen.contains(text) {
+            if screen == last && ready(&screen) {
                 return screen;
             }
-            assert!(start.elapsed() < timeout, "waited {timeout:?} for {text:?}; the screen is:\n{screen}");
+            assert!(
+                start.elapsed() < timeout,
+                "waited {timeout:?} for {what}; the screen is:\n{screen}"
+            );
+            last = screen;
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Like [`Tmux::wait_for`], for several texts at once.
+    pub fn wait_for_all(&self, texts: &[&str], timeout: Duration) -> String {
+        let start = Instant::now();
+        let mut last = String::new();
+        loop {
+            let screen = self.screen();
+            if texts.iter().all(|t| screen.contains(t)) && screen == last {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < timeout,
+                "waited {timeout:?} for {texts:?}; the screen is:\n{screen}"
+            );
+            last = screen;
             std::thread::sleep(Duration::from_millis(50));
         }
     }
@@ -78,6 +152,14 @@ impl Drop for Tmux {
 /// The status line (the first row) of a screen.
 pub fn status(screen: &str) -> &str {
     screen.lines().next().unwrap_or("")
+}
+
+/// The mark of a cell of the target board (the right-hand board of a classic
+/// battle screen, two characters per cell): `row` is its letter, `column` 1-based.
+pub fn target_mark(screen: &str, row: char, column: usize) -> Option<char> {
+    let prefix = format!(" {row} ");
+    let line = screen.lines().find(|line| line.starts_with(&prefix))?;
+    line.rsplit(&prefix).next()?.chars().nth((column - 1) * 2)
 }
 
 /// The board rows of a screen: rows 2 to 13 without the side panel.

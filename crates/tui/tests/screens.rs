@@ -1,0 +1,743 @@
+//! Snapshot tests of the main screens, drawn into ratatui's TestBackend at
+//! 80×24, and behaviour tests that drive the app with keys exactly as a person
+//! would (the same `update` the terminal loop calls).
+
+use broadside_engine::{Phase, Preset};
+use broadside_tui::{App, Config, Field, Msg, Screen};
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+
+fn app() -> App {
+    App::new(
+        Config {
+            seed: Some(42),
+            ..Config::default()
+        },
+        None,
+    )
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    app.update(Msg::Key(KeyEvent::new(code, KeyModifiers::NONE)));
+}
+
+fn typ(app: &mut App, text: &str) {
+    for c in text.chars() {
+        press(app, KeyCode::Char(c));
+    }
+}
+
+/// The screen as text, one line per row.
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let mut terminal =
+        Terminal::new(TestBackend::new(width, height)).expect("the test backend never fails");
+    terminal
+        .draw(|frame| frame.render_widget(app, frame.area()))
+        .expect("drawing into memory never fails");
+    let buffer = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..height {
+        let line: String = (0..width)
+            .map(|x| buffer[(x, y)].symbol().to_string())
+            .collect();
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// Opens the New Game form and sets the preset and the number of players.
+fn new_game(app: &mut App, preset: Preset, seats: usize) {
+    press(app, KeyCode::Char('n'));
+    assert_eq!(app.screen, Screen::NewGame);
+    while app.form.preset != preset {
+        press(app, KeyCode::Right);
+    }
+    press(app, KeyCode::Down);
+    while app.form.seats != seats {
+        press(app, KeyCode::Right);
+    }
+}
+
+fn start(app: &mut App) {
+    press(app, KeyCode::Enter);
+    assert_eq!(app.screen, Screen::Play, "{:?}", app.notice);
+}
+
+/// Lets the bots move until the person must act or the game is over.
+fn settle(app: &mut App) {
+    for _ in 0..10_000 {
+        let play = app.play.as_ref().expect("a game is running");
+        let view = play.view.as_ref().expect("a local game always has a view");
+        let mine = play.me.is_some_and(|me| view.to_move.contains(&me));
+        if mine || view.phase == Phase::Finished {
+            return;
+        }
+        app.update(Msg::Tick);
+    }
+    panic!("the bots never gave the turn back");
+}
+
+fn phase(app: &App) -> Phase {
+    app.play
+        .as_ref()
+        .and_then(|p| p.view.as_ref())
+        .map(|v| v.phase)
+        .expect("a game is running")
+}
+
+/// Random placement then confirmation.
+fn place_random(app: &mut App) {
+    settle(app);
+    press(app, KeyCode::Char(' '));
+    press(app, KeyCode::Enter);
+}
+
+/// A game built with the engine alone, in battle with seat 0 to move: the
+/// screens drawn from it depend on the rules engine, never on a bot's choices.
+fn battle(preset: Preset, seats: usize, options: broadside_engine::Options) -> App {
+    use broadside_engine::{Command, Game, Options, Setup};
+    let options = Options {
+        first: Some(0),
+        turn_seconds: Some(0),
+        round_seconds: Some(0),
+        place_seconds: Some(0),
+        shop_seconds: Some(0),
+        ..options
+    };
+    let mut game = Game::new(&Setup {
+        preset,
+        seats,
+        seed: 7,
+        options,
+        teams: None,
+    })
+    .expect("a valid setup");
+    for seat in 0..seats {
+        if game.phase() == Phase::Shop {
+            let ships = broadside_ai::default_purchase(game.rules());
+            game.apply(Command::Buy { seat, ships })
+                .expect("the default fleet is a valid purchase");
+        }
+    }
+    for seat in 0..seats {
+        game.apply(Command::PlaceRandom { seat })
+            .expect("random placement always succeeds");
+    }
+    assert_eq!(game.phase(), Phase::Battle);
+    let levels = (0..seats)
+        .map(|s| (s != 0).then_some(broadside_ai::Level::Medium))
+        .collect();
+    App::offline(
+        Config {
+            seed: Some(42),
+            ..Config::default()
+        },
+        game,
+        0,
+        levels,
+    )
+}
+
+/// The open cells of each opponent, as the seat's view shows them.
+fn groups(app: &App) -> Vec<Vec<broadside_engine::Target>> {
+    use broadside_engine::{Cell, Target};
+    let play = app.play.as_ref().expect("a game is running");
+    let view = play.view.as_ref().expect("a view");
+    let me = play.me.expect("a seat");
+    let team = view.seats[me].team;
+    let open = |ch: char| ch == '~' || ch == '!';
+    match &view.blocks {
+        Some(blocks) => blocks
+            .iter()
+            .filter(|b| {
+                !b.empty && !b.eliminated && b.owner.is_none_or(|o| view.seats[o].team != team)
+            })
+            .map(|b| {
+                let size = view.board_size;
+                (0..size.rows)
+                    .flat_map(|r| {
+                        (0..size.cols).map(move |c| Cell::new(b.origin.col + c, b.origin.row + r))
+                    })
+                    .filter(|&at| open(view.boards[0].at(at)))
+                    .map(|at| Target { board: 0, at })
+                    .collect()
+            })
+            .collect(),
+        None => view
+            .boards
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| view.seats[*i].team != team && view.seats[*i].alive)
+            .map(|(i, b)| {
+                let size = view.board_size;
+                (0..size.rows)
+                    .flat_map(|r| (0..size.cols).map(move |c| Cell::new(c, r)))
+                    .filter(|&at| open(b.at(at)))
+                    .map(|at| Target { board: i, at })
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+/// Moves the cursor to a cell with the arrow keys, switching boards with Tab.
+fn go_to(app: &mut App, target: broadside_engine::Target) {
+    for _ in 0..8 {
+        if app.play.as_ref().map(|p| p.target) == Some(target.board) {
+            break;
+        }
+        press(app, KeyCode::Tab);
+    }
+    for _ in 0..60 {
+        let cursor = app
+            .play
+            .as_ref()
+            .map(|p| p.cursor)
+            .expect("a game is running");
+        let code = if cursor.col < target.at.col {
+            KeyCode::Right
+        } else if cursor.col > target.at.col {
+            KeyCode::Left
+        } else if cursor.row < target.at.row {
+            KeyCode::Down
+        } else if cursor.row > target.at.row {
+            KeyCode::Up
+        } else {
+            return;
+        };
+        press(app, code);
+    }
+    panic!("the cursor did not reach {target:?}");
+}
+
+/// Plays the person's seat to the end: shots by typed labels, salvos and
+/// volleys by cells chosen with the cursor and sent with x.
+fn play_to_the_end(app: &mut App) {
+    for _ in 0..5_000 {
+        settle(app);
+        match phase(app) {
+            Phase::Finished => return,
+            Phase::Shop => {
+                typ(app, "d");
+                press(app, KeyCode::Enter);
+                continue;
+            }
+            Phase::Placement => {
+                place_random(app);
+                continue;
+            }
+            Phase::Battle => {}
+        }
+        let play = app.play.as_ref().expect("a game is running");
+        let view = play.view.as_ref().expect("a view");
+        if view.salvo_round {
+            // Spread: two shots on every opponent; focus: all on the first.
+            let groups = groups(app);
+            let focus = play
+                .rules
+                .as_ref()
+                .is_some_and(|r| r.salvo == broadside_engine::SalvoMode::Focus);
+            let aims: Vec<(usize, usize)> = if focus {
+                vec![(0, 2 * groups.len())]
+            } else {
+                (0..groups.len()).map(|g| (g, 2)).collect()
+            };
+            for (group, count) in aims {
+                for &target in groups[group].iter().take(count) {
+                    go_to(app, target);
+                    press(app, KeyCode::Enter);
+                }
+            }
+            press(app, KeyCode::Char('x'));
+            continue;
+        }
+        if play.rules.as_ref().is_some_and(|r| r.per_volley()) {
+            // A hard-rule volley: three different cells, sent by the third.
+            let cells: Vec<_> = groups(app).into_iter().flatten().take(3).collect();
+            for target in cells {
+                go_to(app, target);
+                press(app, KeyCode::Enter);
+            }
+            continue;
+        }
+        let target = groups(app)
+            .into_iter()
+            .flatten()
+            .next()
+            .expect("an open cell while the game runs");
+        let axis = view.letter_axis;
+        if play.target != target.board {
+            press(app, KeyCode::Tab);
+            continue;
+        }
+        typ(app, ":");
+        typ(app, &broadside_engine::label(axis, target.at));
+        press(app, KeyCode::Enter);
+    }
+    panic!(
+        "the game did not end: {:?}\n{}",
+        app.notice,
+        screen(app, 80, 24)
+    );
+}
+
+#[test]
+fn menu_screen() {
+    let app = app();
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}
+
+#[test]
+fn new_game_form_for_brasil() {
+    let mut app = app();
+    new_game(&mut app, Preset::Brasil, 2);
+    assert!(app.form.fields().contains(&Field::Report));
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}
+
+#[test]
+fn placement_screen_shows_the_moving_ship_and_refuses_touching() {
+    let mut app = app();
+    new_game(&mut app, Preset::Classic, 2);
+    start(&mut app);
+    settle(&mut app);
+    // The battleship goes to the top left, lying down.
+    press(&mut app, KeyCode::Enter);
+    // The first cruiser, moved one row down, would touch it.
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Enter);
+    let notice = app.notice.clone().expect("the refusal is shown");
+    assert!(notice.error && notice.text.contains("touch"), "{notice:?}");
+    // Rotated and moved away it fits.
+    press(&mut app, KeyCode::Char('r'));
+    for _ in 0..5 {
+        press(&mut app, KeyCode::Right);
+    }
+    press(&mut app, KeyCode::Down);
+    insta::assert_snapshot!(screen(&app, 80, 24));
+    press(&mut app, KeyCode::Enter);
+    let placing = app
+        .play
+        .as_ref()
+        .and_then(|p| p.placing.as_ref())
+        .expect("still placing");
+    assert_eq!(placing.placed.len(), 2);
+}
+
+#[test]
+fn battle_screen_classic_after_a_shot() {
+    let mut app = battle(Preset::Classic, 2, Default::default());
+    typ(&mut app, ":E5");
+    press(&mut app, KeyCode::Enter);
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("You fire at Bot 1's E5"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn italia_sixteen_by_sixteen_fits_eighty_by_twenty_four() {
+    let app = battle(Preset::Italia, 2, Default::default());
+    let text = screen(&app, 80, 24);
+    // Both boards with every column letter A–P and rows 1–16.
+    assert!(
+        text.contains("ABCDEFGHIJKLMNOP    ") && text.contains(" 16 "),
+        "{text}"
+    );
+    assert_eq!(text.matches("ABCDEFGHIJKLMNOP").count(), 2, "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn space_battle_screen() {
+    let app = battle(Preset::Space, 2, Default::default());
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("12345678901234567890"), "{text}");
+    insta::assert_snapshot!(text);
+}
+
+#[test]
+fn space_shop_screen() {
+    let mut app = app();
+    new_game(&mut app, Preset::Space, 2);
+    start(&mut app);
+    settle(&mut app);
+    typ(&mut app, "d");
+    insta::assert_snapshot!(screen(&app, 80, 24));
+    press(&mut app, KeyCode::Enter);
+    settle(&mut app);
+    assert_eq!(phase(&app), Phase::Placement);
+}
+
+#[test]
+fn shared_sea_screen_with_three_players() {
+    let app = battle(Preset::Shared, 3, Default::default());
+    insta::assert_snapshot!(screen(&app, 80, 24));
+}
+
+#[test]
+fn a_small_terminal_shows_one_board_at_a_time() {
+    let mut app = app();
+    new_game(&mut app, Preset::Classic, 2);
+    start(&mut app);
+    place_random(&mut app);
+    settle(&mut app);
+    let target = screen(&app, 26, 18);
+    assert!(
+        target.contains("Bot 1's waters") && !target.contains("Your waters"),
+        "{target}"
+    );
+    press(&mut app, KeyCode::Char('v'));
+    let own = screen(&app, 26, 18);
+    assert!(own.contains("Your waters"), "{own}");
+}
+
+#[test]
+fn save_and_load_continue_at_the_same_position() {
+    let dir = std::env::temp_dir().join(format!("broadside-tui-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("the temp dir is writable");
+    let path = dir.join("game.json");
+    let mut app = app();
+    new_game(&mut app, Preset::Italia, 2);
+    start(&mut app);
+    place_random(&mut app);
+    settle(&mut app);
+    typ(&mut app, ":C3");
+    press(&mut app, KeyCode::Enter);
+    settle(&mut app);
+    let before = app
+        .play
+        .as_ref()
+        .and_then(|p| p.view.clone())
+        .expect("a view");
+    typ(&mut app, "s");
+    // Replace the proposed file name.
+    for _ in 0..40 {
+        press(&mut app, KeyCode::Backspace);
+    }
+    typ(&mut app, &path.to_string_lossy());
+    press(&mut app, KeyCode::Enter);
+    typ(&mut app, "qy");
+    assert_eq!(app.screen, Screen::Menu);
+    typ(&mut app, "l");
+    for _ in 0..40 {
+        press(&mut app, KeyCode::Backspace);
+    }
+    typ(&mut app, &path.to_string_lossy());
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen, Screen::Play);
+    let after = app
+        .play
+        .as_ref()
+        .and_then(|p| p.view.clone())
+        .expect("a view");
+    assert_eq!(before, after);
+    std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+#[test]
+fn every_preset_plays_to_the_end_offline() {
+    // (preset, players, New Game rows to change with → before starting)
+    let cases: [(Preset, usize, &[Field]); 10] = [
+        (Preset::Classic, 2, &[]),
+        (Preset::Classic, 3, &[]),
+        (Preset::Classic, 4, &[Field::Salvo]),
+        (Preset::Shared, 3, &[]),
+        (Preset::Space, 2, &[]),
+        (Preset::Space, 3, &[]),
+        (Preset::Brasil, 2, &[]),
+        (Preset::Brasil, 2, &[Field::Report]),
+        (Preset::Italia, 2, &[]),
+        (Preset::Hasbro, 4, &[]),
+    ];
+    for (preset, seats, changes) in cases {
+        let mut app = app();
+        new_game(&mut app, preset, seats);
+        for &field in changes {
+            while app.form.fields()[app.form.selected] != field {
+                press(&mut app, KeyCode::Down);
+            }
+            press(&mut app, KeyCode::Right);
+        }
+        let options = app.form.options(true);
+        start(&mut app);
+        play_to_the_end(&mut app);
+        let text = screen(&app, 80, 24);
+        assert!(
+            text.contains("Game over"),
+            "{preset:?} {seats} {options:?}: {text}"
+        );
+    }
+}
+
+#[test]
+fn brasil_hard_rule_sends_a_volley_of_three() {
+    let options = broadside_engine::Options {
+        report: Some(broadside_engine::Report::PerVolley),
+        ..Default::default()
+    };
+    let mut app = battle(Preset::Brasil, 2, options);
+    for label in [":A1", ":B2"] {
+        typ(&mut app, label);
+        press(&mut app, KeyCode::Enter);
+    }
+    assert_eq!(app.play.as_ref().map(|p| p.picks.len()), Some(2));
+    insta::assert_snapshot!(screen(&app, 80, 24));
+    typ(&mut app, ":C3");
+    press(&mut app, KeyCode::Enter);
+    let log = app
+        .play
+        .as_ref()
+        .map(|p| p.log.join("\n"))
+        .unwrap_or_default();
+    assert!(
+        log.contains("You fire a volley at Bot 1's A1, B2, C3"),
+        "{log}"
+    );
+}
+
+#[test]
+fn italia_specials_are_used_with_a() {
+    let mut app = battle(Preset::Italia, 2, Default::default());
+    // The first ready special is the wide-range shot (bombardment waits for round 10).
+    typ(&mut app, "a");
+    let action = app.play.as_ref().and_then(|p| p.action);
+    assert_eq!(action.map(|k| k.id()), Some("wide"));
+    for _ in 0..5 {
+        press(&mut app, KeyCode::Down);
+        press(&mut app, KeyCode::Right);
+    }
+    insta::assert_snapshot!(screen(&app, 80, 24));
+    press(&mut app, KeyCode::Enter);
+    let log = app
+        .play
+        .as_ref()
+        .map(|p| p.log.join("\n"))
+        .unwrap_or_default();
+    assert!(log.contains("You use the wide-range shot"), "{log}");
+}
+
+#[test]
+fn the_keys_overlay_lists_every_key() {
+    let mut app = battle(Preset::Classic, 2, Default::default());
+    typ(&mut app, "?");
+    insta::assert_snapshot!(screen(&app, 80, 24));
+    // Any key closes it and does nothing else.
+    typ(&mut app, "q");
+    assert!(!app.show_keys && app.prompt.is_none());
+}
+
+#[test]
+fn resigning_ends_the_game_and_shows_every_fleet() {
+    let mut app = app();
+    new_game(&mut app, Preset::Classic, 3);
+    start(&mut app);
+    place_random(&mut app);
+    settle(&mut app);
+    typ(&mut app, "R");
+    typ(&mut app, "y");
+    settle(&mut app);
+    // The bots fight on; the person, eliminated, watches with full vision.
+    for _ in 0..20_000 {
+        if phase(&app) == Phase::Finished {
+            break;
+        }
+        app.update(Msg::Tick);
+    }
+    assert_eq!(phase(&app), Phase::Finished);
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("Game over: Bot"), "{text}");
+    // Full vision: the bots' fleets are drawn too.
+    let bot_board = app
+        .play
+        .as_ref()
+        .and_then(|p| p.view.as_ref())
+        .map(|v| v.boards[1].rows.concat())
+        .unwrap_or_default();
+    assert!(
+        bot_board.contains('*') || bot_board.contains('#'),
+        "{bot_board}"
+    );
+}
+
+#[test]
+fn a_refused_shot_changes_nothing_and_says_why() {
+    let mut app = app();
+    new_game(&mut app, Preset::Italia, 2);
+    start(&mut app);
+    place_random(&mut app);
+    settle(&mut app);
+    typ(&mut app, ":Z99");
+    press(&mut app, KeyCode::Enter);
+    let notice = app.notice.clone().expect("the label is refused");
+    assert!(
+        notice.error && notice.text.contains("outside the board"),
+        "{notice:?}"
+    );
+    typ(&mut app, ":A1");
+    press(&mut app, KeyCode::Enter);
+    settle(&mut app);
+    let before = app.play.as_ref().and_then(|p| p.view.clone());
+    typ(&mut app, ":A1");
+    press(&mut app, KeyCode::Enter);
+    let notice = app
+        .notice
+        .clone()
+        .expect("the second shot at A1 is refused");
+    assert!(
+        notice.error && notice.text.contains("cannot be targeted"),
+        "{notice:?}"
+    );
+    assert_eq!(app.play.as_ref().and_then(|p| p.view.clone()), before);
+}
+
+#[test]
+fn space_abilities_are_used_when_ready() {
+    let mut app = app();
+    new_game(&mut app, Preset::Space, 2);
+    start(&mut app);
+    settle(&mut app);
+    typ(&mut app, "d");
+    press(&mut app, KeyCode::Enter);
+    place_random(&mut app);
+    // Fire until the laser (cycle 3) is ready, then use it.
+    for _ in 0..200 {
+        settle(&mut app);
+        assert_eq!(phase(&app), Phase::Battle, "the game ended before round 3");
+        let play = app.play.as_ref().expect("a game is running");
+        let view = play.view.as_ref().expect("a view");
+        if view.abilities.get("laser").is_some_and(|a| a.ready) {
+            break;
+        }
+        let axis = view.letter_axis;
+        let target = groups(&app)
+            .into_iter()
+            .flatten()
+            .next()
+            .expect("an open cell");
+        typ(&mut app, ":");
+        typ(&mut app, &broadside_engine::label(axis, target.at));
+        press(&mut app, KeyCode::Enter);
+    }
+    while app.play.as_ref().and_then(|p| p.action).map(|k| k.id()) != Some("laser") {
+        typ(&mut app, "a");
+    }
+    typ(&mut app, "o");
+    let text = screen(&app, 80, 24);
+    assert!(
+        text.contains(">laser") && text.contains("laser from the bottom (o)"),
+        "{text}"
+    );
+    press(&mut app, KeyCode::Enter);
+    let log = app
+        .play
+        .as_ref()
+        .map(|p| p.log.join("\n"))
+        .unwrap_or_default();
+    assert!(log.contains("You use the laser"), "{log}");
+}
+
+#[test]
+fn bots_think_on_worker_threads_and_their_moves_come_back_as_messages() {
+    use std::sync::mpsc;
+    use std::time::Duration;
+    let (sender, receiver) = mpsc::channel();
+    let mut app = App::new(
+        Config {
+            seed: Some(9),
+            ..Config::default()
+        },
+        Some(sender),
+    );
+    // Three players, the bots at the strongest level: salvo rounds in which
+    // the person submits while the bots think.
+    new_game(&mut app, Preset::Classic, 3);
+    for (i, field) in [Field::Level(0), Field::Level(1)].into_iter().enumerate() {
+        while app.form.fields()[app.form.selected] != field {
+            press(&mut app, KeyCode::Down);
+        }
+        while app.form.levels[i] != broadside_ai::Level::Expert {
+            press(&mut app, KeyCode::Left);
+        }
+    }
+    assert_eq!(app.form.levels[0], broadside_ai::Level::Expert);
+    start(&mut app);
+    press(&mut app, KeyCode::Char(' '));
+    press(&mut app, KeyCode::Enter);
+    let mut rounds = 0;
+    let mut waited = 0;
+    while rounds < 3 {
+        assert!(waited < 2_000, "the bots never came back");
+        if phase(&app) == Phase::Finished {
+            break;
+        }
+        let mine = {
+            let play = app.play.as_ref().expect("a game is running");
+            let view = play.view.as_ref().expect("a view");
+            view.phase == Phase::Battle && play.me.is_some_and(|me| view.to_move.contains(&me))
+        };
+        if mine {
+            for group in groups(&app) {
+                for &target in group.iter().take(2) {
+                    go_to(&mut app, target);
+                    press(&mut app, KeyCode::Enter);
+                }
+            }
+            press(&mut app, KeyCode::Char('x'));
+            rounds += 1;
+            continue;
+        }
+        // What the terminal loop does: a tick, then whatever arrives.
+        app.update(Msg::Tick);
+        if let Ok(msg) = receiver.recv_timeout(Duration::from_millis(50)) {
+            app.update(msg);
+        }
+        waited += 1;
+    }
+    let log = app
+        .play
+        .as_ref()
+        .map(|p| p.log.join("\n"))
+        .unwrap_or_default();
+    assert!(log.contains("Salvo round 2"), "{log}");
+}
+
+#[test]
+fn boards_are_drawn_in_the_colours_of_the_legend_with_a_visible_cursor() {
+    use ratatui::style::{Color, Modifier};
+    let mut app = battle(Preset::Classic, 2, Default::default());
+    typ(&mut app, ":A1");
+    press(&mut app, KeyCode::Enter);
+    let mut terminal =
+        Terminal::new(TestBackend::new(80, 24)).expect("the test backend never fails");
+    terminal
+        .draw(|frame| frame.render_widget(&app, frame.area()))
+        .expect("drawing into memory never fails");
+    let buffer = terminal.backend().buffer();
+    // Row A of the target board starts at column 26 (" A " after the own board).
+    let row_a = (0..80)
+        .map(|x| buffer[(x, 3)].symbol().to_string())
+        .collect::<String>();
+    let x = row_a.rfind(" A ").expect("row A of the target board") as u16 + 3;
+    let a1 = &buffer[(x, 3)];
+    assert!(matches!(a1.symbol(), "O" | "X" | "#"), "{row_a}");
+    assert!(
+        a1.modifier.contains(Modifier::REVERSED),
+        "the cursor is on A1"
+    );
+    // Unknown sea on the target board is drawn in blue.
+    let sea = (3..12)
+        .flat_map(|y| (1..10).map(move |col| (x + 2 * col, y)))
+        .map(|(x, y)| &buffer[(x, y)])
+        .find(|cell| cell.symbol() == "~")
+        .expect("unknown sea on the target board");
+    assert_eq!(sea.fg, Color::Blue);
+    for (ch, _) in broadside_tui::LEGEND {
+        assert_ne!(
+            broadside_tui::cell_style(ch),
+            ratatui::style::Style::new(),
+            "{ch} has a colour"
+        );
+    }
+}
