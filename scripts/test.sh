@@ -5,6 +5,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# System tools the tests drive: tmux runs the terminal client in a real
+# pseudo-terminal. Installed here so a fresh machine needs nothing by hand.
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "== installing tmux"
+  SUDO=""
+  [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux
+fi
+
 echo "== cargo fmt --check"
 cargo fmt --all --check
 echo "== cargo clippy"
