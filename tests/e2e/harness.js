@@ -1,0 +1,293 @@
+// Shared helpers of the browser tests: the server under test, a headless
+// Chromium, and the moves a player makes in the web client.
+
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync, mkdirSync } from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const repoRoot = path.resolve(here, "..", "..");
+export const screenshotDir = path.join(repoRoot, "docs", "screenshots");
+
+/** The broadside binary: $BROADSIDE_BIN, else the release build of the default target dir. */
+export function binaryPath() {
+  if (process.env.BROADSIDE_BIN) return process.env.BROADSIDE_BIN;
+  const target = process.env.CARGO_TARGET_DIR || path.join(repoRoot, "target");
+  return path.join(target, "release", "broadside");
+}
+
+export async function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port, child, timeoutMs = 20000) {
+  const start = Date.now();
+  while (Date.now() - start < timeoutMs) {
+    if (child.exitCode !== null) throw new Error(`the server exited early (code ${child.exitCode})`);
+    const ok = await new Promise((resolve) => {
+      const socket = net.connect(port, "127.0.0.1", () => {
+        socket.end();
+        resolve(true);
+      });
+      socket.on("error", () => resolve(false));
+    });
+    if (ok) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the server did not listen on ${port}`);
+}
+
+/**
+ * A server process the test owns: it can be stopped and started again on the
+ * same port and database (the restart test).
+ */
+export class ServerProcess {
+  constructor({ port, db, botDelayMs = 40 }) {
+    this.port = port;
+    this.db = db;
+    this.botDelayMs = botDelayMs;
+    this.child = null;
+    this.output = "";
+  }
+
+  get url() {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  async start() {
+    const child = spawn(
+      binaryPath(),
+      ["serve", "--addr", `127.0.0.1:${this.port}`, "--db", this.db, "--bot-delay-ms", String(this.botDelayMs)],
+      { stdio: ["ignore", "pipe", "pipe"] },
+    );
+    child.stdout.on("data", (d) => (this.output += d));
+    child.stderr.on("data", (d) => (this.output += d));
+    this.child = child;
+    await waitForPort(this.port, child);
+  }
+
+  async stop(signal = "SIGTERM") {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill("SIGKILL"), 5000);
+    await exited;
+    clearTimeout(timer);
+    this.child = null;
+  }
+}
+
+/** A fresh temporary directory for a database; removed by the caller. */
+export function tempDir() {
+  return mkdtempSync(path.join(os.tmpdir(), "broadside-e2e-"));
+}
+
+/**
+ * The server of a test file: the one scripts/e2e.sh started ($BROADSIDE_URL),
+ * or one of our own when the tests run alone.
+ */
+export async function sharedServer() {
+  if (process.env.BROADSIDE_URL) return { url: process.env.BROADSIDE_URL.replace(/\/$/, ""), stop: async () => {} };
+  const dir = tempDir();
+  const server = new ServerProcess({ port: await freePort(), db: path.join(dir, "e2e.sqlite") });
+  await server.start();
+  return {
+    url: server.url,
+    stop: async () => {
+      await server.stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function launchBrowser() {
+  // chromium.launch starts from a fresh, temporary user-data dir of its own
+  // (and removes it on close), so every run begins with an empty profile.
+  const executablePath = process.env.CHROMIUM || "/usr/bin/chromium";
+  const browser = await chromium.launch({
+    executablePath,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
+  });
+  return { browser, close: () => browser.close() };
+}
+
+/** A new player: an isolated browser context (its own localStorage) and a page. */
+export async function newPlayer(browser, { locale = "en-GB", colorScheme = "light", width = 1360, height = 900, touch = false } = {}) {
+  const context = await browser.newContext({ locale, colorScheme, viewport: { width, height }, deviceScaleFactor: 1, hasTouch: touch, isMobile: touch });
+  const page = await context.newPage();
+  page.on("pageerror", (error) => {
+    page.errors = page.errors || [];
+    page.errors.push(error);
+  });
+  return { context, page };
+}
+
+export async function shoot(page, name) {
+  mkdirSync(screenshotDir, { recursive: true });
+  // Let animations settle so the picture shows the resting state.
+  await page.waitForTimeout(700);
+  // Scrolling would move the board under a ship held in flight; leave it then.
+  await page.evaluate(() => document.body.classList.contains("dragging") || window.scrollTo(0, 0));
+  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: false });
+}
+
+// ------------------------------------------------------------------ moves
+
+export async function openHome(page, url, nickname) {
+  await page.goto(url);
+  await page.waitForSelector(".net-online");
+  if (nickname) {
+    await page.fill("#nick", nickname);
+    await page.locator("#nick").press("Tab");
+    // A new nickname is told with a fresh hello.
+    await page.waitForSelector(".net-online");
+  }
+}
+
+export async function chooseRules(page, preset) {
+  await page.click(`.preset-card[data-preset="${preset}"]`);
+}
+
+/** Options the host sets in the lobby through its controls. */
+export async function waitForLobby(page) {
+  await page.waitForSelector(".lobby .code-big");
+  return (await page.locator(".code-big").innerText()).replace(/\s/g, "");
+}
+
+export async function startGame(page) {
+  await page.waitForSelector("#start:not([disabled])");
+  await page.click("#start");
+  await page.waitForSelector(".placement");
+}
+
+export async function placeRandomAndReady(page) {
+  await page.click("#random");
+  await page.waitForSelector("#ready:not([disabled])");
+  await page.click("#ready");
+  await page.waitForSelector(".battle, .placement .ready-note", { timeout: 15000 });
+}
+
+/** What a board shows: its cells' classes, row by row, for comparisons. */
+export async function boardMarks(page, selector) {
+  return page.$$eval(`${selector} .cell`, (cells) => cells.map((c) => [...c.classList].filter((k) => k.startsWith("m-")).join("")).join(","));
+}
+
+/**
+ * Fires one shot if it is this page's turn: a cell next to an unsunk hit if
+ * there is one (so games end sooner), else the first unknown cell of a
+ * checkerboard. Returns false when it is not this page's turn.
+ */
+export async function fireOnce(page) {
+  const target = await page.evaluate(() => {
+    const banner = document.querySelector("#turn-banner.mine");
+    if (!banner || !document.querySelector(".battle")) return null;
+    // Checked in the same look as the turn, so a frame cannot slip in between.
+    if (document.querySelector("#fire-volley")) return "volley";
+    const board = document.querySelector(".target-board.armed");
+    if (!board) return null;
+    const at = (c, r) => board.querySelector(`.cell[data-col="${c}"][data-row="${r}"]`);
+    const open = (el) => el && (el.classList.contains("m-unknown") || el.classList.contains("m-scan_ship"));
+    for (const hit of board.querySelectorAll(".cell.m-hit")) {
+      const c = Number(hit.dataset.col);
+      const r = Number(hit.dataset.row);
+      for (const [dc, dr] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+        const next = at(c + dc, r + dr);
+        if (open(next)) return [c + dc, r + dr];
+      }
+    }
+    const cells = [...board.querySelectorAll(".cell")].filter(open);
+    const parity = cells.filter((el) => (Number(el.dataset.col) + Number(el.dataset.row)) % 2 === 0);
+    const pick = (parity.length ? parity : cells)[0];
+    return pick ? [Number(pick.dataset.col), Number(pick.dataset.row)] : null;
+  });
+  if (!target) return false;
+  if (target === "volley") return fireVolley(page);
+  const cell = page.locator(`.target-board.armed .cell[data-col="${target[0]}"][data-row="${target[1]}"]`);
+  const before = await cell.getAttribute("class");
+  await cell.click();
+  // Wait until the server's answer changed that cell (or the game ended).
+  await page.waitForFunction(
+    ([c, r, cls]) => {
+      if (document.querySelector(".end")) return true;
+      const el = document.querySelector(`.target-board .cell[data-col="${c}"][data-row="${r}"]`);
+      return el && el.getAttribute("class") !== cls;
+    },
+    [target[0], target[1], before],
+    { timeout: 15000 },
+  );
+  return true;
+}
+
+/** Plays until the end screen, firing whenever it is this page's turn. */
+export async function playToEnd(pages, { maxSteps = 2000 } = {}) {
+  for (let step = 0; step < maxSteps; step += 1) {
+    for (const page of pages) {
+      if (await page.locator(".end").count()) return;
+    }
+    let fired = false;
+    for (const page of pages) {
+      if (await fireOnce(page)) fired = true;
+    }
+    if (!fired) await pages[0].waitForTimeout(40);
+  }
+  throw new Error("the game did not end");
+}
+
+/** A brasil hard-rule volley: three unknown cells chosen, then fired together. */
+async function fireVolley(page) {
+  const cells = await page.$$eval(".target-board.armed .cell.m-unknown", (els) =>
+    els
+      .filter((el) => (Number(el.dataset.col) + Number(el.dataset.row)) % 2 === 0)
+      .slice(0, 3)
+      .map((el) => [Number(el.dataset.col), Number(el.dataset.row)]),
+  );
+  if (cells.length < 3) {
+    const more = await page.$$eval(".target-board.armed .cell.m-unknown", (els) => els.slice(0, 3).map((el) => [Number(el.dataset.col), Number(el.dataset.row)]));
+    cells.splice(0, cells.length, ...more);
+  }
+  if (!cells.length) return false;
+  for (const [c, r] of cells) {
+    const cell = `.target-board.armed .cell[data-col="${c}"][data-row="${r}"]`;
+    await page.click(cell);
+    await page.waitForSelector(`${cell}.chosen`, { timeout: 3000 }).catch(async () => {
+      const chosen = await page.locator(".target-board .cell.chosen").count();
+      const banner = await page.locator("#turn-banner").innerText().catch(() => "?");
+      throw new Error(`volley cell ${c},${r} not chosen (chosen ${chosen}, banner ${banner})`);
+    });
+  }
+  await page.waitForSelector("#fire-volley:not([disabled])");
+  const [c0, r0] = cells[0];
+  await page.click("#fire-volley");
+  await page.waitForFunction(
+    ([c, r]) => {
+      if (document.querySelector(".end")) return true;
+      const el = document.querySelector(`.target-board .cell[data-col="${c}"][data-row="${r}"]`);
+      return el && !el.classList.contains("m-unknown");
+    },
+    [c0, r0],
+    { timeout: 15000 },
+  );
+  return true;
+}

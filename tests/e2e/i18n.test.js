@@ -1,0 +1,66 @@
+// The five languages of the web client are complete: every language file has
+// exactly the keys of the English one, every key the code asks for exists, and
+// placeholders match (UI.md "Languages").
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { repoRoot } from "./harness.js";
+
+const i18nDir = path.join(repoRoot, "web", "i18n");
+const jsDir = path.join(repoRoot, "web", "js");
+const LANGS = ["en", "pt-PT", "pt-BR", "es", "it"];
+const load = (lang) => JSON.parse(readFileSync(path.join(i18nDir, `${lang}.json`), "utf8"));
+const placeholders = (text) => [...String(text).matchAll(/\{(\w+)\}/g)].map((m) => m[1]).sort();
+
+test("every language has exactly the English keys, with the same placeholders", () => {
+  const english = load("en");
+  for (const lang of LANGS) {
+    const strings = load(lang);
+    assert.deepEqual(Object.keys(strings).sort(), Object.keys(english).sort(), lang);
+    for (const [key, value] of Object.entries(english)) {
+      if (typeof value !== "string") continue;
+      assert.deepEqual(placeholders(strings[key]), placeholders(value), `${lang} ${key}`);
+    }
+    assert.equal(strings.rules_page.length, english.rules_page.length, `${lang} rules page`);
+  }
+});
+
+test("every key the client asks for exists", () => {
+  const english = load("en");
+  for (const file of readdirSync(jsDir).filter((f) => f.endsWith(".js"))) {
+    const source = readFileSync(path.join(jsDir, file), "utf8");
+    for (const match of source.matchAll(/\bt\("([a-z_.]+)"/g)) {
+      assert.ok(match[1] in english, `${file} uses the missing key ${match[1]}`);
+    }
+  }
+});
+
+test("the languages are written separately: pt-PT and pt-BR differ where they should", () => {
+  const pt = load("pt-PT");
+  const br = load("pt-BR");
+  assert.equal(pt.rotate, "Rodar");
+  assert.equal(br.rotate, "Girar");
+  assert.match(pt.place_help, /ecrã/);
+  assert.match(br.place_help, /tela/);
+  assert.match(pt["err.own_team"], /equipa/);
+  assert.match(br["err.own_team"], /time/);
+  // No language is a copy of another.
+  for (const a of LANGS) for (const b of LANGS) if (a < b) assert.notDeepEqual(load(a), load(b), `${a} = ${b}`);
+});
+
+test("every engine and server error code has a translation", () => {
+  const codes = [
+    "bad_json", "too_large", "unknown_type", "bad_request", "hello_first", "not_in_room", "not_a_player",
+    "room_not_found", "room_full", "not_host", "already_started", "not_started", "seats_open", "not_finished",
+    "bad_command", "game_over", "wrong_phase", "not_your_turn", "own_board", "own_team", "unknown_ship",
+    "capital_limit", "type_limit", "over_budget", "fleet_does_not_fit", "wrong_fleet", "out_of_bounds",
+    "outside_own_waters", "ships_overlap", "ships_touch", "wrong_shot_count", "duplicate_target",
+    "ability_unavailable", "no_uses_left", "ability_not_ready", "not_targetable", "already_submitted",
+  ];
+  for (const lang of LANGS) {
+    const strings = load(lang);
+    for (const code of codes) assert.ok(strings[`err.${code}`], `${lang} err.${code}`);
+  }
+});
