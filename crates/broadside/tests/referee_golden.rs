@@ -20,9 +20,18 @@ fn run_referee(input: &[u8]) -> Vec<u8> {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the broadside binary starts");
-    child.stdin.take().expect("stdin is piped").write_all(input).expect("the referee reads its input");
+    child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(input)
+        .expect("the referee reads its input");
     let output = child.wait_with_output().expect("the referee ends");
-    assert!(output.status.success(), "the referee exits 0 at end of input: {}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "the referee exits 0 at end of input: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     output.stdout
 }
 
@@ -54,13 +63,17 @@ fn referee_matches_every_golden_transcript() {
         let input = std::fs::read(&input).expect("readable input");
         let actual = run_referee(&input);
         let answers = actual.iter().filter(|&&b| b == b'\n').count();
-        let commands = input.split(|&b| b == b'\n').filter(|l| !l.iter().all(u8::is_ascii_whitespace)).count();
+        let commands = input
+            .split(|&b| b == b'\n')
+            .filter(|l| !l.iter().all(u8::is_ascii_whitespace))
+            .count();
         assert_eq!(answers, commands, "{name}: one answer per command");
         if bless {
             std::fs::write(&expected, &actual).expect("writable golden file");
             continue;
         }
-        let expected = std::fs::read(&expected).unwrap_or_else(|_| panic!("{name}: missing golden output"));
+        let expected =
+            std::fs::read(&expected).unwrap_or_else(|_| panic!("{name}: missing golden output"));
         if actual != expected {
             let actual = String::from_utf8_lossy(&actual);
             let expected = String::from_utf8_lossy(&expected);
@@ -80,20 +93,56 @@ fn golden_transcripts_cover_every_command_and_error_code() {
         inputs.push_str(&std::fs::read_to_string(input).unwrap());
         outputs.push_str(&std::fs::read_to_string(output).unwrap_or_default());
     }
-    for cmd in ["new", "buy", "place", "fire", "volley", "ability", "salvo", "timeout", "view", "state", "save", "load"] {
-        assert!(inputs.contains(&format!("\"cmd\":\"{cmd}\"")), "no transcript uses {cmd}");
+    for cmd in [
+        "new", "buy", "place", "fire", "volley", "ability", "salvo", "timeout", "view", "state",
+        "save", "load",
+    ] {
+        assert!(
+            inputs.contains(&format!("\"cmd\":\"{cmd}\"")),
+            "no transcript uses {cmd}"
+        );
     }
-    for kind in ["laser", "scanner", "nuke", "reserve", "wide", "bombard", "radar"] {
-        assert!(inputs.contains(&format!("\"kind\":\"{kind}\"")), "no transcript uses the {kind} ability");
+    for kind in [
+        "laser", "scanner", "nuke", "reserve", "wide", "bombard", "radar",
+    ] {
+        assert!(
+            inputs.contains(&format!("\"kind\":\"{kind}\"")),
+            "no transcript uses the {kind} ability"
+        );
     }
     let codes = [
-        "bad_json", "unknown_cmd", "no_game", "bad_command", "game_over", "wrong_phase", "not_your_turn", "own_board",
-        "own_team", "unknown_ship", "capital_limit", "type_limit", "over_budget", "fleet_does_not_fit", "wrong_fleet",
-        "out_of_bounds", "outside_own_waters", "ships_overlap", "ships_touch", "wrong_shot_count", "duplicate_target",
-        "ability_unavailable", "no_uses_left", "ability_not_ready", "not_targetable", "already_submitted",
+        "bad_json",
+        "unknown_cmd",
+        "no_game",
+        "bad_command",
+        "game_over",
+        "wrong_phase",
+        "not_your_turn",
+        "own_board",
+        "own_team",
+        "unknown_ship",
+        "capital_limit",
+        "type_limit",
+        "over_budget",
+        "fleet_does_not_fit",
+        "wrong_fleet",
+        "out_of_bounds",
+        "outside_own_waters",
+        "ships_overlap",
+        "ships_touch",
+        "wrong_shot_count",
+        "duplicate_target",
+        "ability_unavailable",
+        "no_uses_left",
+        "ability_not_ready",
+        "not_targetable",
+        "already_submitted",
     ];
     for code in codes {
-        assert!(outputs.contains(&format!("\"code\":\"{code}\"")), "no transcript shows the error {code}");
+        assert!(
+            outputs.contains(&format!("\"code\":\"{code}\"")),
+            "no transcript shows the error {code}"
+        );
     }
 }
 
