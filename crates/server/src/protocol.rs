@@ -1,0 +1,411 @@
+//! The frames of docs/protocol.md: parsing client frames and building server
+//! frames. Nothing here knows about sockets or rooms.
+
+use broadside_ai::Level;
+use broadside_engine::{Event, Options, Placement, Preset, RuleError, View};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+/// Frames larger than this are refused with `too_large` (docs/protocol.md).
+pub const MAX_FRAME_BYTES: usize = 64 * 1024;
+/// Frames larger than this are not even read: the connection is closed.
+pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
+/// Chat lines are at most this many characters.
+pub const MAX_CHAT_CHARS: usize = 500;
+/// Nicknames are 1 to this many characters.
+pub const MAX_NICKNAME_CHARS: usize = 24;
+
+/// Why a client frame was refused: a stable code and a message for developers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Refusal {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Refusal::new("bad_request", message)
+    }
+}
+
+impl From<RuleError> for Refusal {
+    fn from(error: RuleError) -> Self {
+        Refusal {
+            code: error.code(),
+            message: error.to_string(),
+        }
+    }
+}
+
+/// Whether a client joins as a player or a spectator.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    #[default]
+    Player,
+    Spectator,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Hello {
+    #[serde(default)]
+    pub token: Option<String>,
+    #[serde(default)]
+    pub nickname: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct BotSeat {
+    pub seat: usize,
+    #[serde(default = "default_level")]
+    pub level: Level,
+}
+
+fn default_level() -> Level {
+    Level::Medium
+}
+
+fn default_preset() -> Preset {
+    Preset::Classic
+}
+
+fn default_seats() -> usize {
+    2
+}
+
+#[derive(Debug, Deserialize)]
+pub struct CreateRoom {
+    #[serde(default = "default_preset")]
+    pub preset: Preset,
+    #[serde(default = "default_seats")]
+    pub seats: usize,
+    #[serde(default)]
+    pub options: Option<Options>,
+    #[serde(default)]
+    pub teams: Option<Vec<u32>>,
+    #[serde(default)]
+    pub bots: Vec<BotSeat>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct JoinRoom {
+    pub code: String,
+    #[serde(rename = "as", default)]
+    pub role: Role,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeatChoice {
+    Bot,
+    Open,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct SetSeat {
+    pub seat: usize,
+    pub occupant: SeatChoice,
+    #[serde(default)]
+    pub level: Option<Level>,
+}
+
+/// `set_options`: each present field replaces the room's value. `teams` is kept
+/// raw because `null` (no teams) and a missing field (keep) differ.
+#[derive(Debug, Deserialize)]
+pub struct SetOptions {
+    #[serde(default)]
+    pub preset: Option<Preset>,
+    #[serde(default)]
+    pub seats: Option<usize>,
+    #[serde(default)]
+    pub options: Option<Options>,
+    #[serde(skip)]
+    pub teams: Option<Option<Vec<u32>>>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Layout {
+    #[serde(default)]
+    pub ships: Vec<Placement>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Fixed {
+    #[serde(default)]
+    pub fixed: Vec<Placement>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct Chat {
+    pub text: String,
+}
+
+/// A client frame, read and checked for form (not yet for meaning).
+#[derive(Debug)]
+pub enum ClientFrame {
+    Hello(Hello),
+    CreateRoom(CreateRoom),
+    JoinRoom(JoinRoom),
+    SetSeat(SetSeat),
+    SetOptions(SetOptions),
+    Start,
+    /// An engine command without its seat, still raw JSON.
+    Command(Map<String, Value>),
+    CheckLayout(Vec<Placement>),
+    RandomLayout(Vec<Placement>),
+    Chat(String),
+    Resign,
+    Rematch,
+    Leave,
+    MyGames,
+    Ping,
+}
+
+/// Reads one text frame. On refusal also returns the frame's `type`, if known.
+pub fn parse(text: &str) -> Result<ClientFrame, (Refusal, Option<String>)> {
+    if text.len() > MAX_FRAME_BYTES {
+        return Err((
+            Refusal::new(
+                "too_large",
+                format!(
+                    "frames are at most {MAX_FRAME_BYTES} bytes; this one has {}",
+                    text.len()
+                ),
+            ),
+            None,
+        ));
+    }
+    let value: Value = serde_json::from_str(text)
+        .map_err(|e| (Refusal::new("bad_json", format!("not JSON: {e}")), None))?;
+    let Value::Object(object) = value else {
+        return Err((Refusal::new("bad_json", "a frame is a JSON object"), None));
+    };
+    let Some(kind) = object
+        .get("type")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+    else {
+        return Err((
+            Refusal::new("unknown_type", "a frame needs a string field \"type\""),
+            None,
+        ));
+    };
+    let frame = read_frame(&kind, object).map_err(|refusal| (refusal, Some(kind.clone())))?;
+    Ok(frame)
+}
+
+fn fields<T: serde::de::DeserializeOwned>(object: &Map<String, Value>) -> Result<T, Refusal> {
+    serde_json::from_value(Value::Object(object.clone()))
+        .map_err(|e| Refusal::bad_request(e.to_string()))
+}
+
+fn read_frame(kind: &str, object: Map<String, Value>) -> Result<ClientFrame, Refusal> {
+    Ok(match kind {
+        "hello" => ClientFrame::Hello(fields(&object)?),
+        "create_room" => ClientFrame::CreateRoom(fields(&object)?),
+        "join_room" => ClientFrame::JoinRoom(fields(&object)?),
+        "set_seat" => ClientFrame::SetSeat(fields(&object)?),
+        "set_options" => {
+            let mut frame: SetOptions = fields(&object)?;
+            frame.teams = match object.get("teams") {
+                None => None,
+                Some(Value::Null) => Some(None),
+                Some(teams) => Some(Some(
+                    serde_json::from_value(teams.clone())
+                        .map_err(|e| Refusal::bad_request(format!("teams: {e}")))?,
+                )),
+            };
+            ClientFrame::SetOptions(frame)
+        }
+        "start" => ClientFrame::Start,
+        "command" => match object.get("command") {
+            Some(Value::Object(command)) => ClientFrame::Command(command.clone()),
+            _ => {
+                return Err(Refusal::bad_request(
+                    "\"command\" must be an engine command object",
+                ))
+            }
+        },
+        "check_layout" => ClientFrame::CheckLayout(fields::<Layout>(&object)?.ships),
+        "random_layout" => ClientFrame::RandomLayout(fields::<Fixed>(&object)?.fixed),
+        "chat" => ClientFrame::Chat(fields::<Chat>(&object)?.text),
+        "resign" => ClientFrame::Resign,
+        "rematch" => ClientFrame::Rematch,
+        "leave" => ClientFrame::Leave,
+        "my_games" => ClientFrame::MyGames,
+        "ping" => ClientFrame::Ping,
+        other => {
+            return Err(Refusal::new(
+                "unknown_type",
+                format!("unknown frame type '{other}'"),
+            ))
+        }
+    })
+}
+
+/// A nickname, trimmed and checked.
+pub fn clean_nickname(nickname: &str) -> Result<String, Refusal> {
+    let nickname = nickname.trim();
+    let chars = nickname.chars().count();
+    if chars == 0 || chars > MAX_NICKNAME_CHARS {
+        return Err(Refusal::bad_request(format!(
+            "a nickname has 1 to {MAX_NICKNAME_CHARS} characters"
+        )));
+    }
+    if nickname.chars().any(char::is_control) {
+        return Err(Refusal::bad_request(
+            "a nickname may not hold control characters",
+        ));
+    }
+    Ok(nickname.to_string())
+}
+
+/// A chat line, trimmed and checked.
+pub fn clean_chat(text: &str) -> Result<String, Refusal> {
+    let text = text.trim();
+    let chars = text.chars().count();
+    if chars == 0 || chars > MAX_CHAT_CHARS {
+        return Err(Refusal::bad_request(format!(
+            "a chat line has 1 to {MAX_CHAT_CHARS} characters"
+        )));
+    }
+    // Newlines are fine in chat; other control characters could garble a terminal.
+    if text.chars().any(|c| c.is_control() && c != '\n') {
+        return Err(Refusal::bad_request(
+            "a chat line may not hold control characters",
+        ));
+    }
+    Ok(text.to_string())
+}
+
+/// Turns a client's command (no seat) into an engine command for `seat`.
+pub fn seat_command(
+    mut command: Map<String, Value>,
+    seat: usize,
+) -> Result<broadside_engine::Command, Refusal> {
+    match command.get("cmd").and_then(Value::as_str) {
+        Some("timeout") => {
+            return Err(Refusal::bad_request(
+                "the server owns the clock; timeout is not a client command",
+            ))
+        }
+        Some(_) => {}
+        None => {
+            return Err(Refusal::bad_request(
+                "a command needs a string field \"cmd\"",
+            ))
+        }
+    }
+    // The server decides the seat: whatever the client wrote is replaced.
+    command.insert("seat".into(), json!(seat));
+    serde_json::from_value(Value::Object(command))
+        .map_err(|e| Refusal::new("bad_command", e.to_string()))
+}
+
+// ----- server frames ------------------------------------------------------------
+
+pub fn error_frame(refusal: &Refusal, request: Option<&str>) -> String {
+    json!({"type": "error", "code": refusal.code, "message": refusal.message, "request": request})
+        .to_string()
+}
+
+pub fn welcome_frame(token: &str, nickname: &str) -> String {
+    json!({"type": "welcome", "token": token, "nickname": nickname}).to_string()
+}
+
+#[derive(Serialize)]
+struct StateFrame<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    view: &'a View,
+    events: &'a [Event],
+    deadline_ms: Option<u64>,
+}
+
+pub fn state_frame(view: &View, events: &[Event], deadline_ms: Option<u64>) -> String {
+    serde_json::to_string(&StateFrame {
+        kind: "state",
+        view,
+        events,
+        deadline_ms,
+    })
+    .expect("views and events are plain data and always serialize")
+}
+
+pub fn chat_frame(from: &str, seat: Option<usize>, text: &str, at_ms: i64) -> String {
+    json!({"type": "chat", "from": from, "seat": seat, "text": text, "at": at_ms}).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn code(text: &str) -> &'static str {
+        parse(text).unwrap_err().0.code
+    }
+
+    #[test]
+    fn malformed_frames_get_their_codes() {
+        assert_eq!(code("{"), "bad_json");
+        assert_eq!(code("[1,2]"), "bad_json");
+        assert_eq!(code("{\"kind\":\"hello\"}"), "unknown_type");
+        assert_eq!(code("{\"type\":\"fly\"}"), "unknown_type");
+        assert_eq!(code("{\"type\":\"join_room\"}"), "bad_request");
+        assert_eq!(code("{\"type\":\"command\",\"command\":3}"), "bad_request");
+        let big = format!(
+            "{{\"type\":\"chat\",\"text\":\"{}\"}}",
+            "a".repeat(MAX_FRAME_BYTES)
+        );
+        assert_eq!(code(&big), "too_large");
+    }
+
+    #[test]
+    fn the_server_injects_the_seat() {
+        let Ok(ClientFrame::Command(command)) = parse(
+            r#"{"type":"command","command":{"cmd":"fire","seat":1,"target":{"board":1,"at":[3,4]}}}"#,
+        ) else {
+            panic!("a fire command parses");
+        };
+        let command = seat_command(command, 0).unwrap();
+        assert!(matches!(
+            command,
+            broadside_engine::Command::Fire { seat: 0, .. }
+        ));
+        let Ok(ClientFrame::Command(timeout)) =
+            parse(r#"{"type":"command","command":{"cmd":"timeout"}}"#)
+        else {
+            panic!("a timeout frame parses as a command");
+        };
+        assert_eq!(seat_command(timeout, 0).unwrap_err().code, "bad_request");
+    }
+
+    #[test]
+    fn set_options_tells_null_teams_from_missing_teams() {
+        let Ok(ClientFrame::SetOptions(missing)) = parse(r#"{"type":"set_options"}"#) else {
+            panic!()
+        };
+        assert_eq!(missing.teams, None);
+        let Ok(ClientFrame::SetOptions(null)) = parse(r#"{"type":"set_options","teams":null}"#)
+        else {
+            panic!()
+        };
+        assert_eq!(null.teams, Some(None));
+    }
+
+    #[test]
+    fn nicknames_and_chat_are_checked() {
+        assert_eq!(clean_nickname("  Ana ").unwrap(), "Ana");
+        assert!(clean_nickname("").is_err());
+        assert!(clean_nickname(&"x".repeat(25)).is_err());
+        assert!(clean_nickname("a\u{7}b").is_err());
+        assert!(clean_chat("gg").is_ok());
+        assert!(clean_chat(&"x".repeat(501)).is_err());
+    }
+}

@@ -1,0 +1,1117 @@
+//! One room: its seats, its lobby settings and its current game, owned by one
+//! task (an actor). Every message about a room goes through the room's channel,
+//! so commands on a game are applied one at a time, in arrival order.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::Duration;
+
+use broadside_ai::{Bot, Level};
+use broadside_engine::{
+    Command, Event, Game, Options, Phase, Placement, Preset, Rules, Setup, View,
+};
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+
+use crate::db::{ChatRecord, CommandRecord, GameRecord, RoomRecord, SeatRecord};
+use crate::protocol::{self, Refusal, Role, SeatChoice, SetOptions};
+use crate::secret;
+use crate::server::{now_ms, Shared};
+
+/// Identifies one WebSocket connection.
+pub type ConnId = u64;
+/// Frames to one connection, already serialized.
+pub type Outbox = mpsc::Sender<String>;
+
+/// Chat lines a joining client receives.
+const CHAT_HISTORY: usize = 50;
+
+/// A person as a connection knows them.
+#[derive(Clone, Debug)]
+pub struct Person {
+    pub player_id: i64,
+    pub nickname: String,
+}
+
+/// What a room's actor is asked to do.
+pub enum RoomMsg {
+    /// A connection joins; the answer says whether it is now in the room.
+    Join {
+        conn: ConnId,
+        person: Person,
+        role: Role,
+        outbox: Outbox,
+        reply: oneshot::Sender<bool>,
+    },
+    /// `leave`: before the start the seat is given up.
+    Leave { conn: ConnId },
+    /// The connection closed (or moves to another room); the seat is kept.
+    /// `done` answers once the room will send this connection nothing more.
+    Disconnect {
+        conn: ConnId,
+        done: Option<oneshot::Sender<()>>,
+    },
+    /// Answers once every earlier message has been handled (so a read of the
+    /// database after it sees this connection's earlier frames applied).
+    Sync { done: oneshot::Sender<()> },
+    /// A frame for the room from a connection that is in it.
+    Request { conn: ConnId, request: Request },
+}
+
+/// The room frames of docs/protocol.md.
+pub enum Request {
+    SetSeat {
+        seat: usize,
+        occupant: SeatChoice,
+        level: Option<Level>,
+    },
+    SetOptions(SetOptions),
+    Start,
+    Command(serde_json::Map<String, Value>),
+    CheckLayout(Vec<Placement>),
+    RandomLayout(Vec<Placement>),
+    Chat(String),
+    Rematch,
+}
+
+impl Request {
+    fn name(&self) -> &'static str {
+        match self {
+            Request::SetSeat { .. } => "set_seat",
+            Request::SetOptions(_) => "set_options",
+            Request::Start => "start",
+            Request::Command(_) => "command",
+            Request::CheckLayout(_) => "check_layout",
+            Request::RandomLayout(_) => "random_layout",
+            Request::Chat(_) => "chat",
+            Request::Rematch => "rematch",
+        }
+    }
+}
+
+/// A room's game settings without a seed: what the lobby shows and edits.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoomSetup {
+    pub preset: Preset,
+    pub seats: usize,
+    #[serde(default)]
+    pub options: Options,
+    #[serde(default)]
+    pub teams: Option<Vec<u32>>,
+}
+
+impl RoomSetup {
+    fn engine(&self, seed: u64) -> Setup {
+        Setup {
+            preset: self.preset,
+            seats: self.seats,
+            seed,
+            options: self.options.clone(),
+            teams: self.teams.clone(),
+        }
+    }
+
+    /// The resolved rules, if the engine accepts this setup (it also refuses
+    /// mixes that only `Game::new` checks, such as specials in the shared sea).
+    pub fn check(&self) -> Result<Rules, Refusal> {
+        let game = Game::new(&self.engine(0))?;
+        Ok(game.rules().clone())
+    }
+}
+
+/// Who holds a seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Occupant {
+    Open,
+    Person(Person),
+    Bot(Level),
+}
+
+impl PartialEq for Person {
+    fn eq(&self, other: &Self) -> bool {
+        self.player_id == other.player_id
+    }
+}
+impl Eq for Person {}
+
+impl Occupant {
+    fn record(&self) -> SeatRecord {
+        match self {
+            Occupant::Open => SeatRecord {
+                kind: "open".into(),
+                player_id: None,
+                nickname: None,
+                level: None,
+            },
+            Occupant::Person(person) => SeatRecord {
+                kind: "person".into(),
+                player_id: Some(person.player_id),
+                nickname: Some(person.nickname.clone()),
+                level: None,
+            },
+            Occupant::Bot(level) => SeatRecord {
+                kind: "bot".into(),
+                player_id: None,
+                nickname: None,
+                level: Some(level.id().into()),
+            },
+        }
+    }
+
+    fn from_record(record: &SeatRecord) -> Occupant {
+        match (record.kind.as_str(), record.player_id) {
+            ("person", Some(player_id)) => Occupant::Person(Person {
+                player_id,
+                nickname: record.nickname.clone().unwrap_or_default(),
+            }),
+            ("bot", _) => Occupant::Bot(
+                record
+                    .level
+                    .as_deref()
+                    .and_then(Level::from_id)
+                    .unwrap_or(Level::Medium),
+            ),
+            _ => Occupant::Open,
+        }
+    }
+
+    fn holds(&self, player_id: i64) -> bool {
+        matches!(self, Occupant::Person(p) if p.player_id == player_id)
+    }
+}
+
+/// One connection in the room.
+struct Member {
+    outbox: Outbox,
+    person: Person,
+    /// Joined with `as: "spectator"`: watches even if the person holds a seat.
+    spectator: bool,
+}
+
+/// When the running timer expires, both as an instant (to sleep on) and as unix
+/// milliseconds (to store: instants do not survive a restart).
+#[derive(Clone, Copy, Debug)]
+struct Deadline {
+    at: Instant,
+    unix_ms: i64,
+}
+
+impl Deadline {
+    fn in_seconds(seconds: u32) -> Deadline {
+        let duration = Duration::from_secs(u64::from(seconds));
+        Deadline {
+            at: Instant::now() + duration,
+            unix_ms: now_ms() + duration.as_millis() as i64,
+        }
+    }
+
+    fn from_unix_ms(unix_ms: i64) -> Deadline {
+        let left = (unix_ms - now_ms()).max(0) as u64;
+        Deadline {
+            at: Instant::now() + Duration::from_millis(left),
+            unix_ms,
+        }
+    }
+
+    fn left_ms(&self) -> u64 {
+        self.at
+            .saturating_duration_since(Instant::now())
+            .as_millis() as u64
+    }
+}
+
+/// The game being played in a room.
+struct Running {
+    /// Row id in `games`.
+    id: i64,
+    game: Game,
+    /// Commands accepted so far (the log's last sequence number).
+    seq: u64,
+    /// One bot per bot seat, kept for the whole game (bots may remember).
+    bots: BTreeMap<usize, Bot>,
+    deadline: Option<Deadline>,
+    /// When the bots to move should act (a human-friendly delay after a change).
+    bot_due: Option<Instant>,
+}
+
+/// A room and everything its actor owns.
+pub struct Room {
+    shared: Arc<Shared>,
+    code: String,
+    setup: RoomSetup,
+    /// `setup` resolved by the engine, for the room frame.
+    rules: Rules,
+    seats: Vec<Occupant>,
+    host: usize,
+    /// 0 before the first start; 1, 2, … after each start or rematch.
+    game_number: u32,
+    game: Option<Running>,
+    members: BTreeMap<ConnId, Member>,
+    chat: VecDeque<ChatRecord>,
+}
+
+/// Why a room could not be brought back from the database.
+#[derive(Debug, thiserror::Error)]
+pub enum RestoreError {
+    #[error("room {code}: {message}")]
+    Broken { code: String, message: String },
+}
+
+fn bot_seed(seed: u64, seat: usize) -> u64 {
+    // Distinct, reproducible seeds per seat derived from the game's seed.
+    seed ^ (seat as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+fn internal(error: impl std::fmt::Display) -> Refusal {
+    Refusal::new(
+        "internal",
+        format!("the server could not store this: {error}"),
+    )
+}
+
+impl Room {
+    /// A new lobby; the creator holds seat 0 and is host. `None` if the code
+    /// is already taken.
+    pub fn create(
+        shared: Arc<Shared>,
+        code: String,
+        setup: RoomSetup,
+        rules: Rules,
+        creator: Person,
+        bots: &[(usize, Level)],
+    ) -> Result<Option<Room>, Refusal> {
+        let mut seats = vec![Occupant::Open; setup.seats];
+        seats[0] = Occupant::Person(creator);
+        for &(seat, level) in bots {
+            if seat == 0 || seat >= setup.seats {
+                return Err(Refusal::bad_request(format!(
+                    "a bot needs a seat from 1 to {}",
+                    setup.seats - 1
+                )));
+            }
+            seats[seat] = Occupant::Bot(level);
+        }
+        let room = Room {
+            shared,
+            code,
+            setup,
+            rules,
+            seats,
+            host: 0,
+            game_number: 0,
+            game: None,
+            members: BTreeMap::new(),
+            chat: VecDeque::new(),
+        };
+        let created = room
+            .shared
+            .db
+            .create_room(&room.record(), now_ms())
+            .map_err(internal)?;
+        Ok(created.then_some(room))
+    }
+
+    /// A room from the database, its game replayed from the log.
+    pub fn restore(
+        shared: Arc<Shared>,
+        record: RoomRecord,
+        game: Option<GameRecord>,
+    ) -> Result<Room, RestoreError> {
+        let code = record.code.clone();
+        let broken = |message: String| RestoreError::Broken {
+            code: code.clone(),
+            message,
+        };
+        let setup: RoomSetup =
+            serde_json::from_str(&record.setup).map_err(|e| broken(e.to_string()))?;
+        let rules = setup.check().map_err(|e| broken(e.message))?;
+        let mut seats: Vec<Occupant> = record.seats.iter().map(Occupant::from_record).collect();
+        seats.resize(setup.seats, Occupant::Open);
+        let running = match game {
+            None => None,
+            Some(stored) => {
+                let engine_setup: Setup =
+                    serde_json::from_str(&stored.setup).map_err(|e| broken(e.to_string()))?;
+                let mut game = Game::new(&engine_setup).map_err(|e| broken(e.to_string()))?;
+                let mut bots = Room::bots_for(&seats, engine_setup.seed);
+                for (index, text) in stored.commands.iter().enumerate() {
+                    let command: Command =
+                        serde_json::from_str(text).map_err(|e| broken(e.to_string()))?;
+                    let events = game.apply(command).map_err(|e| {
+                        broken(format!("command {} no longer applies: {e}", index + 1))
+                    })?;
+                    for (&seat, bot) in bots.iter_mut() {
+                        bot.observe(&game.events_for(Some(seat), &events));
+                    }
+                }
+                let deadline = match game.phase() {
+                    Phase::Finished => None,
+                    _ => stored.deadline_ms.map(Deadline::from_unix_ms),
+                };
+                Some(Running {
+                    id: stored.id,
+                    game,
+                    seq: stored.commands.len() as u64,
+                    bots,
+                    deadline,
+                    bot_due: None,
+                })
+            }
+        };
+        let chat = shared
+            .db
+            .recent_chat(&code, CHAT_HISTORY)
+            .map_err(|e| broken(e.to_string()))?;
+        let mut room = Room {
+            shared,
+            code: record.code,
+            setup,
+            rules,
+            seats,
+            host: record.host,
+            game_number: record.game_number,
+            game: running,
+            members: BTreeMap::new(),
+            chat: chat.into(),
+        };
+        room.schedule_bots();
+        Ok(room)
+    }
+
+    fn bots_for(seats: &[Occupant], seed: u64) -> BTreeMap<usize, Bot> {
+        seats
+            .iter()
+            .enumerate()
+            .filter_map(|(seat, occupant)| match occupant {
+                Occupant::Bot(level) => Some((seat, Bot::for_level(*level, bot_seed(seed, seat)))),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The actor's loop: messages, the game timer and the bots' moves, until
+    /// the server shuts down or the room has been idle long enough to leave
+    /// memory (it is loaded again from the database when somebody joins).
+    pub async fn run(
+        mut self,
+        mut inbox: mpsc::Receiver<RoomMsg>,
+        me: mpsc::WeakSender<RoomMsg>,
+        mut shutdown: watch::Receiver<bool>,
+    ) {
+        let idle_after = self.shared.config.idle_room;
+        loop {
+            let wake = self.next_wake();
+            // Nobody watches and no clock runs: nothing can happen until a join.
+            let idle = self.members.is_empty() && wake.is_none();
+            tokio::select! {
+                message = inbox.recv() => match message {
+                    Some(message) => self.handle(message),
+                    None => break,
+                },
+                () = sleep_until(wake) => self.on_wake(),
+                () = tokio::time::sleep(idle_after), if idle => {
+                    // Joins queued meanwhile are dropped unanswered; their
+                    // connections then load the room afresh.
+                    self.shared.retire_room(&self.code, &me);
+                    break;
+                }
+                _ = shutdown.changed() => break,
+            }
+        }
+    }
+
+    fn next_wake(&self) -> Option<Instant> {
+        let running = self.game.as_ref()?;
+        match (running.deadline.map(|d| d.at), running.bot_due) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn handle(&mut self, message: RoomMsg) {
+        match message {
+            RoomMsg::Join {
+                conn,
+                person,
+                role,
+                outbox,
+                reply,
+            } => {
+                let joined = match self.join(conn, person, role, outbox.clone()) {
+                    Ok(()) => true,
+                    Err(refusal) => {
+                        let _ = outbox.try_send(protocol::error_frame(&refusal, Some("join_room")));
+                        false
+                    }
+                };
+                let _ = reply.send(joined);
+            }
+            RoomMsg::Leave { conn } => self.leave(conn),
+            RoomMsg::Disconnect { conn, done } => {
+                if self.members.remove(&conn).is_some() {
+                    self.broadcast_room();
+                }
+                if let Some(done) = done {
+                    let _ = done.send(());
+                }
+            }
+            RoomMsg::Sync { done } => {
+                let _ = done.send(());
+            }
+            RoomMsg::Request { conn, request } => {
+                let name = request.name();
+                if let Err(refusal) = self.request(conn, request) {
+                    self.send_to(conn, protocol::error_frame(&refusal, Some(name)));
+                }
+            }
+        }
+    }
+
+    fn on_wake(&mut self) {
+        let now = Instant::now();
+        let Some(running) = self.game.as_mut() else {
+            return;
+        };
+        if running.deadline.is_some_and(|d| d.at <= now) {
+            running.deadline = None;
+            // A refused timeout (the game just ended) leaves nothing to do.
+            let _ = self.apply(Command::Timeout);
+            return;
+        }
+        if running.bot_due.is_some_and(|due| due <= now) {
+            running.bot_due = None;
+            self.play_bots();
+        }
+    }
+
+    // ----- seats and members -------------------------------------------------------
+
+    /// The seat a connection plays, if any.
+    fn seat_of(&self, conn: ConnId) -> Option<usize> {
+        let member = self.members.get(&conn)?;
+        if member.spectator {
+            return None;
+        }
+        self.seats
+            .iter()
+            .position(|o| o.holds(member.person.player_id))
+    }
+
+    fn is_host(&self, conn: ConnId) -> bool {
+        self.seat_of(conn) == Some(self.host)
+    }
+
+    fn started(&self) -> bool {
+        self.game.is_some()
+    }
+
+    fn join(
+        &mut self,
+        conn: ConnId,
+        person: Person,
+        role: Role,
+        outbox: Outbox,
+    ) -> Result<(), Refusal> {
+        if role == Role::Player {
+            match self.seats.iter().position(|o| o.holds(person.player_id)) {
+                Some(seat) => {
+                    if let Occupant::Person(held) = &mut self.seats[seat] {
+                        held.nickname = person.nickname.clone();
+                    }
+                }
+                None => {
+                    if self.started() {
+                        return Err(Refusal::new(
+                            "room_full",
+                            "the game has started and you hold no seat here; join as a spectator",
+                        ));
+                    }
+                    let Some(seat) = self.seats.iter().position(|o| *o == Occupant::Open) else {
+                        return Err(Refusal::new(
+                            "room_full",
+                            "every seat is taken; join as a spectator",
+                        ));
+                    };
+                    self.seats[seat] = Occupant::Person(person.clone());
+                    if let Err(error) = self.persist_room() {
+                        self.seats[seat] = Occupant::Open;
+                        return Err(internal(error));
+                    }
+                }
+            }
+        }
+        self.members.insert(
+            conn,
+            Member {
+                outbox,
+                person,
+                spectator: role == Role::Spectator,
+            },
+        );
+        self.broadcast_room();
+        if let Some(frame) = self.state_frame_for(conn, &[]) {
+            self.send_to(conn, frame);
+        }
+        let history: Vec<String> = self
+            .chat
+            .iter()
+            .map(|line| protocol::chat_frame(&line.nickname, line.seat, &line.text, line.at_ms))
+            .collect();
+        for frame in history {
+            self.send_to(conn, frame);
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self, conn: ConnId) {
+        let seat = self.seat_of(conn);
+        let Some(member) = self.members.remove(&conn) else {
+            return;
+        };
+        let _ = member
+            .outbox
+            .try_send(json!({"type": "left", "code": self.code}).to_string());
+        if let (Some(seat), false) = (seat, self.started()) {
+            let before = (self.seats.clone(), self.host);
+            self.seats[seat] = Occupant::Open;
+            if seat == self.host {
+                if let Some(next) = self
+                    .seats
+                    .iter()
+                    .position(|o| matches!(o, Occupant::Person(_)))
+                {
+                    self.host = next;
+                }
+            }
+            if self.persist_room().is_err() {
+                // The seat stays taken rather than differ from the database.
+                (self.seats, self.host) = before;
+            }
+        }
+        self.broadcast_room();
+    }
+
+    fn request(&mut self, conn: ConnId, request: Request) -> Result<(), Refusal> {
+        match request {
+            Request::SetSeat {
+                seat,
+                occupant,
+                level,
+            } => self.set_seat(conn, seat, occupant, level),
+            Request::SetOptions(options) => self.set_options(conn, options),
+            Request::Start => {
+                self.check_host(conn)?;
+                if self.started() {
+                    return Err(Refusal::new("already_started", "the game has started"));
+                }
+                if self.seats.contains(&Occupant::Open) {
+                    return Err(Refusal::new(
+                        "seats_open",
+                        "every seat needs a player or a bot",
+                    ));
+                }
+                self.start_game()
+            }
+            Request::Rematch => {
+                self.seat_of(conn).ok_or_else(not_a_player)?;
+                let running = self.game.as_ref().ok_or_else(not_started)?;
+                if running.game.phase() != Phase::Finished {
+                    return Err(Refusal::new("not_finished", "the game is not over yet"));
+                }
+                self.start_game()
+            }
+            Request::Command(command) => {
+                let seat = self.seat_of(conn).ok_or_else(not_a_player)?;
+                if !self.started() {
+                    return Err(not_started());
+                }
+                let command = protocol::seat_command(command, seat)?;
+                self.apply(command)
+            }
+            Request::CheckLayout(ships) => {
+                let seat = self.seat_of(conn).ok_or_else(not_a_player)?;
+                let game = &self.game.as_ref().ok_or_else(not_started)?.game;
+                let frame = match game.check_ships_partial(seat, &ships) {
+                    Ok(_) => json!({
+                        "type": "layout_check", "ok": true,
+                        "complete": game.check_layout(seat, &ships).is_ok(),
+                    }),
+                    Err(error) => json!({
+                        "type": "layout_check", "ok": false, "complete": false,
+                        "error": {"code": error.code(), "message": error.to_string()},
+                    }),
+                };
+                self.send_to(conn, frame.to_string());
+                Ok(())
+            }
+            Request::RandomLayout(fixed) => {
+                let seat = self.seat_of(conn).ok_or_else(not_a_player)?;
+                let game = &self.game.as_ref().ok_or_else(not_started)?.game;
+                // A preview generator of its own: the game's generator must not move.
+                let seed = secret::new_seed().map_err(internal)?;
+                let ships =
+                    game.random_completion(seat, &fixed, &mut Pcg64Mcg::seed_from_u64(seed))?;
+                self.send_to(conn, json!({"type": "layout", "ships": ships}).to_string());
+                Ok(())
+            }
+            Request::Chat(text) => {
+                let text = protocol::clean_chat(&text)?;
+                let member = self.members.get(&conn).ok_or_else(not_in_room)?;
+                let line = ChatRecord {
+                    seat: self.seat_of(conn),
+                    nickname: member.person.nickname.clone(),
+                    text,
+                    at_ms: now_ms(),
+                };
+                self.shared
+                    .db
+                    .add_chat(&self.code, &line)
+                    .map_err(internal)?;
+                let frame = protocol::chat_frame(&line.nickname, line.seat, &line.text, line.at_ms);
+                self.chat.push_back(line);
+                if self.chat.len() > CHAT_HISTORY {
+                    self.chat.pop_front();
+                }
+                self.broadcast(|_| Some(frame.clone()));
+                Ok(())
+            }
+        }
+    }
+
+    fn check_host(&self, conn: ConnId) -> Result<(), Refusal> {
+        if self.is_host(conn) {
+            Ok(())
+        } else {
+            Err(Refusal::new("not_host", "only the host may do this"))
+        }
+    }
+
+    fn check_lobby(&self, conn: ConnId) -> Result<(), Refusal> {
+        self.check_host(conn)?;
+        if self.started() {
+            return Err(Refusal::new(
+                "already_started",
+                "the game has started; the lobby can no longer change",
+            ));
+        }
+        Ok(())
+    }
+
+    fn set_seat(
+        &mut self,
+        conn: ConnId,
+        seat: usize,
+        occupant: SeatChoice,
+        level: Option<Level>,
+    ) -> Result<(), Refusal> {
+        self.check_lobby(conn)?;
+        if seat >= self.seats.len() {
+            return Err(Refusal::bad_request(format!("there is no seat {seat}")));
+        }
+        if seat == self.host {
+            return Err(Refusal::bad_request(
+                "the host's own seat cannot be changed",
+            ));
+        }
+        let previous = self.seats[seat].clone();
+        self.seats[seat] = match occupant {
+            SeatChoice::Bot => Occupant::Bot(level.unwrap_or(Level::Medium)),
+            SeatChoice::Open => Occupant::Open,
+        };
+        if let Err(error) = self.persist_room() {
+            self.seats[seat] = previous;
+            return Err(internal(error));
+        }
+        self.broadcast_room();
+        Ok(())
+    }
+
+    fn set_options(&mut self, conn: ConnId, change: SetOptions) -> Result<(), Refusal> {
+        self.check_lobby(conn)?;
+        let mut setup = self.setup.clone();
+        if let Some(preset) = change.preset {
+            setup.preset = preset;
+        }
+        if let Some(seats) = change.seats {
+            if seats <= self.host {
+                return Err(Refusal::bad_request("the host's seat cannot be removed"));
+            }
+            setup.seats = seats;
+        }
+        if let Some(options) = change.options {
+            setup.options = options;
+        }
+        if let Some(teams) = change.teams {
+            setup.teams = teams;
+        }
+        let rules = setup.check()?;
+        let before = (self.setup.clone(), self.rules.clone(), self.seats.clone());
+        self.seats.resize(setup.seats, Occupant::Open);
+        self.setup = setup;
+        self.rules = rules;
+        if let Err(error) = self.persist_room() {
+            (self.setup, self.rules, self.seats) = before;
+            return Err(internal(error));
+        }
+        self.broadcast_room();
+        Ok(())
+    }
+
+    // ----- the game ----------------------------------------------------------------
+
+    /// The timer that starts when the game enters its current phase or turn.
+    fn phase_deadline(game: &Game) -> Option<Deadline> {
+        let rules = game.rules();
+        let seconds = match game.phase() {
+            Phase::Shop => rules.shop_seconds,
+            Phase::Placement => rules.place_seconds,
+            Phase::Battle if game.in_salvo_round() => rules.round_seconds,
+            Phase::Battle => rules.turn_seconds,
+            Phase::Finished => 0,
+        };
+        (seconds > 0).then(|| Deadline::in_seconds(seconds))
+    }
+
+    /// The timer after a change: a new phase, turn or round starts a
+    /// fresh one, and so does every shot in a duel (R-4.4: a hit gives a fresh
+    /// timer); anything else (a seat getting ready, a salvo submitted) leaves it.
+    fn next_deadline(
+        game: &Game,
+        events: &[Event],
+        previous: Option<Deadline>,
+    ) -> Option<Deadline> {
+        if game.phase() == Phase::Finished {
+            return None;
+        }
+        let fresh = events.iter().any(|event| match event {
+            Event::PhaseChanged { .. } | Event::TurnStarted { .. } | Event::RoundStarted { .. } => {
+                true
+            }
+            Event::Shot { .. } | Event::Volley { .. } | Event::ActionUsed { .. } => {
+                game.phase() == Phase::Battle && !game.in_salvo_round()
+            }
+            _ => false,
+        });
+        if fresh {
+            Room::phase_deadline(game)
+        } else {
+            previous
+        }
+    }
+
+    fn start_game(&mut self) -> Result<(), Refusal> {
+        let seed = secret::new_seed().map_err(internal)?;
+        let setup = self.setup.engine(seed);
+        let game = Game::new(&setup)?;
+        let deadline = Room::phase_deadline(&game);
+        let mut record = self.record();
+        record.game_number = self.game_number + 1;
+        record.phase = game.phase().id().into();
+        record.to_move = json!(game.to_move()).to_string();
+        let setup_json =
+            serde_json::to_string(&setup).expect("a setup is plain data and always serializes");
+        let id = self
+            .shared
+            .db
+            .start_game(&record, &setup_json, deadline.map(|d| d.unix_ms), now_ms())
+            .map_err(internal)?;
+        self.game_number = record.game_number;
+        self.game = Some(Running {
+            id,
+            bots: Room::bots_for(&self.seats, seed),
+            game,
+            seq: 0,
+            deadline,
+            bot_due: None,
+        });
+        self.broadcast_room();
+        self.broadcast_state(&[]);
+        self.schedule_bots();
+        Ok(())
+    }
+
+    /// Applies one command: the engine decides, the log stores it, then every
+    /// connection gets its own view.
+    fn apply(&mut self, command: Command) -> Result<(), Refusal> {
+        let running = self.game.as_mut().ok_or_else(not_started)?;
+        let before = running.game.clone();
+        let events = running.game.apply(command.clone())?;
+        let deadline = Room::next_deadline(&running.game, &events, running.deadline);
+        let command_json =
+            serde_json::to_string(&command).expect("a command is plain data and always serializes");
+        let record = CommandRecord {
+            room_code: &self.code,
+            game_id: running.id,
+            seq: running.seq + 1,
+            command: &command_json,
+            at_ms: now_ms(),
+            deadline_ms: deadline.map(|d| d.unix_ms),
+            phase: running.game.phase().id(),
+            to_move: &json!(running.game.to_move()).to_string(),
+            finished: running.game.phase() == Phase::Finished,
+        };
+        if let Err(error) = self.shared.db.record_command(&record) {
+            // Not stored means not accepted: the game goes back to where it was.
+            running.game = before;
+            return Err(internal(error));
+        }
+        running.seq += 1;
+        running.deadline = deadline;
+        for (&seat, bot) in running.bots.iter_mut() {
+            bot.observe(&running.game.events_for(Some(seat), &events));
+        }
+        let seats_changed = events.iter().any(|event| {
+            matches!(
+                event,
+                Event::Ready { .. }
+                    | Event::Bought { .. }
+                    | Event::PhaseChanged { .. }
+                    | Event::GameOver { .. }
+                    | Event::Eliminated { .. }
+                    | Event::Resigned { .. }
+            )
+        });
+        self.broadcast_state(&events);
+        if seats_changed {
+            self.broadcast_room();
+        }
+        self.schedule_bots();
+        Ok(())
+    }
+
+    fn schedule_bots(&mut self) {
+        let delay = self.shared.config.bot_delay;
+        let Some(running) = self.game.as_mut() else {
+            return;
+        };
+        let bot_to_move = running
+            .game
+            .to_move()
+            .iter()
+            .any(|seat| running.bots.contains_key(seat));
+        running.bot_due = bot_to_move.then(|| Instant::now() + delay);
+    }
+
+    /// Every bot that must act now makes its move.
+    fn play_bots(&mut self) {
+        let Some(running) = self.game.as_ref() else {
+            return;
+        };
+        let seats: Vec<usize> = running
+            .game
+            .to_move()
+            .into_iter()
+            .filter(|seat| running.bots.contains_key(seat))
+            .collect();
+        for seat in seats {
+            let Some(running) = self.game.as_mut() else {
+                return;
+            };
+            if !running.game.to_move().contains(&seat) {
+                continue;
+            }
+            let view = running.game.view(Some(seat));
+            let rules = running.game.rules().clone();
+            let Some(command) = running
+                .bots
+                .get_mut(&seat)
+                .and_then(|bot| bot.next_command(&view, &rules))
+            else {
+                continue;
+            };
+            if self.apply(command).is_err() {
+                // A bot's refused move must not stall a placement; in the battle
+                // the turn timer plays for it.
+                if view.phase == Phase::Placement {
+                    let _ = self.apply(Command::PlaceRandom { seat });
+                }
+                if let Some(running) = self.game.as_mut() {
+                    running.bot_due = None;
+                }
+                return;
+            }
+            // With a delay, one move per wake-up reads like a person playing.
+            if !self.shared.config.bot_delay.is_zero() {
+                return;
+            }
+        }
+    }
+
+    // ----- frames ------------------------------------------------------------------
+
+    fn send_to(&mut self, conn: ConnId, frame: String) {
+        let Some(member) = self.members.get(&conn) else {
+            return;
+        };
+        if member.outbox.try_send(frame).is_err() {
+            // A connection that cannot keep up (or is gone) leaves the room; it
+            // gets everything back when it joins again.
+            self.members.remove(&conn);
+        }
+    }
+
+    /// Sends each member the frame `frame_for` makes for it (none: nothing).
+    fn broadcast(&mut self, mut frame_for: impl FnMut(ConnId) -> Option<String>) {
+        let conns: Vec<ConnId> = self.members.keys().copied().collect();
+        for conn in conns {
+            if let Some(frame) = frame_for(conn) {
+                self.send_to(conn, frame);
+            }
+        }
+    }
+
+    fn state_frame_for(&self, conn: ConnId, events: &[Event]) -> Option<String> {
+        let running = self.game.as_ref()?;
+        let seat = self.seat_of(conn);
+        let view: View = running.game.view(seat);
+        let events = running.game.events_for(seat, events);
+        Some(protocol::state_frame(
+            &view,
+            &events,
+            running.deadline.map(|d| d.left_ms()),
+        ))
+    }
+
+    fn broadcast_state(&mut self, events: &[Event]) {
+        // One serialization per distinct viewer: a seat's connections (tabs) and
+        // all spectators share theirs.
+        let mut cache: HashMap<Option<usize>, String> = HashMap::new();
+        let frames: Vec<(ConnId, String)> = self
+            .members
+            .keys()
+            .filter_map(|&conn| {
+                let seat = self.seat_of(conn);
+                if let Some(frame) = cache.get(&seat) {
+                    return Some((conn, frame.clone()));
+                }
+                let frame = self.state_frame_for(conn, events)?;
+                cache.insert(seat, frame.clone());
+                Some((conn, frame))
+            })
+            .collect();
+        for (conn, frame) in frames {
+            self.send_to(conn, frame);
+        }
+    }
+
+    fn phase_id(&self) -> &'static str {
+        self.game.as_ref().map_or("lobby", |r| r.game.phase().id())
+    }
+
+    fn room_value(&self) -> Value {
+        let connected = |seat: usize| {
+            self.members
+                .keys()
+                .any(|&conn| self.seat_of(conn) == Some(seat))
+        };
+        let to_move = self
+            .game
+            .as_ref()
+            .map(|r| r.game.to_move())
+            .unwrap_or_default();
+        let seats: Vec<Value> = self
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(seat, occupant)| {
+                let ready = self.game.as_ref().is_some_and(|r| match r.game.phase() {
+                    Phase::Shop | Phase::Placement => !to_move.contains(&seat),
+                    _ => true,
+                });
+                match occupant {
+                    Occupant::Open => {
+                        json!({"seat": seat, "kind": "open", "nickname": null, "level": null,
+                        "connected": false, "ready": false})
+                    }
+                    Occupant::Person(person) => {
+                        json!({"seat": seat, "kind": "person", "nickname": person.nickname,
+                        "level": null, "connected": connected(seat), "ready": ready})
+                    }
+                    Occupant::Bot(level) => json!({"seat": seat, "kind": "bot", "nickname": null,
+                        "level": level.id(), "connected": true, "ready": ready}),
+                }
+            })
+            .collect();
+        let spectators = self
+            .members
+            .keys()
+            .filter(|&&conn| self.seat_of(conn).is_none())
+            .count();
+        json!({
+            "code": self.code,
+            "invite": format!("/r/{}", self.code),
+            "preset": self.setup.preset.id(),
+            "seats": seats,
+            "host": self.host,
+            "spectators": spectators,
+            "started": self.started(),
+            "game": self.game_number,
+            "phase": self.phase_id(),
+            "setup": self.setup,
+            "rules": self.rules,
+        })
+    }
+
+    fn broadcast_room(&mut self) {
+        let mut room = self.room_value();
+        let yous: BTreeMap<ConnId, Value> = self
+            .members
+            .keys()
+            .map(|&conn| {
+                let seat = self.seat_of(conn);
+                (conn, json!({"seat": seat, "spectator": seat.is_none(), "host": seat == Some(self.host)}))
+            })
+            .collect();
+        self.broadcast(|conn| {
+            room["you"] = yous.get(&conn).cloned().unwrap_or(Value::Null);
+            Some(json!({"type": "room", "room": room}).to_string())
+        });
+    }
+
+    // ----- persistence -------------------------------------------------------------
+
+    fn record(&self) -> RoomRecord {
+        RoomRecord {
+            code: self.code.clone(),
+            setup: serde_json::to_string(&self.setup)
+                .expect("a setup is plain data and always serializes"),
+            host: self.host,
+            seats: self.seats.iter().map(Occupant::record).collect(),
+            game_number: self.game_number,
+            phase: self.phase_id().into(),
+            to_move: json!(self
+                .game
+                .as_ref()
+                .map(|r| r.game.to_move())
+                .unwrap_or_default())
+            .to_string(),
+        }
+    }
+
+    fn persist_room(&self) -> Result<(), crate::db::DbError> {
+        self.shared.db.save_room(&self.record(), now_ms())
+    }
+}
+
+fn not_a_player() -> Refusal {
+    Refusal::new("not_a_player", "spectators cannot do this")
+}
+
+fn not_started() -> Refusal {
+    Refusal::new("not_started", "the game has not started yet")
+}
+
+fn not_in_room() -> Refusal {
+    Refusal::new("not_in_room", "join a room first")
+}
+
+async fn sleep_until(wake: Option<Instant>) {
+    match wake {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

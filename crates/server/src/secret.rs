@@ -1,0 +1,104 @@
+//! Session tokens, room codes and game seeds: everything drawn from the
+//! operating system's generator.
+
+use rand::rngs::OsRng;
+use rand::TryRngCore;
+use sha2::{Digest, Sha256};
+
+/// The operating system's generator failed; nothing random can be made.
+#[derive(Debug, thiserror::Error)]
+#[error("the operating system's random generator failed: {0}")]
+pub struct RandomError(String);
+
+fn fill(bytes: &mut [u8]) -> Result<(), RandomError> {
+    OsRng
+        .try_fill_bytes(bytes)
+        .map_err(|e| RandomError(e.to_string()))
+}
+
+/// Bytes of a token: 128 bits, the brief's minimum for an unguessable secret.
+const TOKEN_BYTES: usize = 16;
+
+/// A new session token: 128 random bits as 32 lowercase hex digits.
+pub fn new_token() -> Result<String, RandomError> {
+    let mut bytes = [0u8; TOKEN_BYTES];
+    fill(&mut bytes)?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// Whether a string has the form of a token (so junk is never hashed and looked up
+/// as if it could be one).
+pub fn is_token(token: &str) -> bool {
+    token.len() == TOKEN_BYTES * 2
+        && token
+            .bytes()
+            .all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
+
+/// What the database stores instead of the token: a stolen database yields no
+/// usable token.
+pub fn token_hash(token: &str) -> Vec<u8> {
+    Sha256::digest(token.as_bytes()).to_vec()
+}
+
+/// Room code letters: no 0/O, 1/I/L, so a code read aloud or copied by hand is
+/// not mistyped.
+pub const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
+pub const CODE_LENGTH: usize = 6;
+
+/// A random room code.
+pub fn new_room_code() -> Result<String, RandomError> {
+    let mut code = String::with_capacity(CODE_LENGTH);
+    let n = CODE_ALPHABET.len();
+    // Rejection sampling keeps every letter equally likely.
+    let limit = (256 / n * n) as u8;
+    while code.len() < CODE_LENGTH {
+        let mut byte = [0u8; 1];
+        fill(&mut byte)?;
+        if byte[0] < limit {
+            code.push(CODE_ALPHABET[byte[0] as usize % n] as char);
+        }
+    }
+    Ok(code)
+}
+
+/// A code as typed by a person, upper-cased, if it can be a room code.
+pub fn normalize_code(code: &str) -> Option<String> {
+    let code = code.trim().to_ascii_uppercase();
+    (code.len() == CODE_LENGTH && code.bytes().all(|b| CODE_ALPHABET.contains(&b))).then_some(code)
+}
+
+/// A game seed. It never leaves the server: with it, a client could replay the
+/// game's generator and learn every random placement.
+pub fn new_seed() -> Result<u64, RandomError> {
+    let mut bytes = [0u8; 8];
+    fill(&mut bytes)?;
+    Ok(u64::from_le_bytes(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_128_bit_hex_and_distinct() {
+        let a = new_token().unwrap();
+        let b = new_token().unwrap();
+        assert!(is_token(&a) && is_token(&b));
+        assert_ne!(a, b);
+        assert_eq!(token_hash(&a).len(), 32);
+        assert!(!is_token("not a token"));
+        assert!(!is_token(&a.to_uppercase()));
+    }
+
+    #[test]
+    fn room_codes_use_the_unambiguous_alphabet() {
+        for _ in 0..50 {
+            let code = new_room_code().unwrap();
+            assert_eq!(normalize_code(&code.to_lowercase()), Some(code.clone()));
+            assert!(!code.contains(['0', 'O', '1', 'I', 'L']));
+        }
+        assert_eq!(normalize_code("ABC0EF"), None);
+        assert_eq!(normalize_code("ABCDE"), None);
+    }
+}

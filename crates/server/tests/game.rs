@@ -1,0 +1,372 @@
+//! Whole games over real WebSockets: two people, a person and a bot, the lobby.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::json;
+
+/// No timers: these games are driven by the clients alone.
+fn untimed() -> serde_json::Value {
+    json!({"turn_seconds": 0, "place_seconds": 0, "round_seconds": 0, "shop_seconds": 0})
+}
+
+#[tokio::test]
+async fn two_people_play_a_classic_game_to_the_end_through_a_code() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut ana = server.person("Ana").await;
+    let code = ana
+        .create(json!({"preset": "classic", "seats": 2, "options": untimed()}))
+        .await;
+    assert_eq!(code.len(), 6);
+
+    let mut bea = server.person("Bea").await;
+    let room = bea.join(&code.to_lowercase(), "player").await;
+    assert_eq!(room["room"]["you"]["seat"], 1);
+    assert_eq!(room["room"]["seats"][0]["nickname"], "Ana");
+    // Ana learns that Bea took seat 1.
+    let room = ana.expect("room").await;
+    assert_eq!(room["room"]["seats"][1]["nickname"], "Bea");
+    assert_eq!(room["room"]["seats"][1]["connected"], true);
+
+    bea.send(json!({"type": "start"})).await;
+    assert_eq!(bea.expect_error().await, "not_host");
+    ana.send(json!({"type": "start"})).await;
+    let state = ana.expect("state").await;
+    assert_eq!(phase(&state), "placement");
+    assert_eq!(state["events"], json!([]));
+    assert!(state["deadline_ms"].is_null());
+
+    let (a, b) = tokio::join!(play_to_end(&mut ana), play_to_end(&mut bea));
+    assert_eq!(a["view"]["winner"], b["view"]["winner"]);
+    let winner = a["view"]["winner"][0]
+        .as_u64()
+        .expect("a classic duel has one winner");
+    let winner_events = if winner == 0 { &a } else { &b };
+    assert!(winner_events["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["event"] == "game_over"));
+    // the end reveals every fleet to everybody.
+    assert_eq!(a["view"]["full_vision"], true);
+    assert_eq!(b["view"]["full_vision"], true);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn a_person_plays_a_bot_to_the_end_and_a_rematch_starts_a_new_game() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut ana = server.person("Ana").await;
+    ana.create(json!({"preset": "classic", "options": untimed(), "bots": [{"seat": 1, "level": "medium"}]})).await;
+    let room = ana.room.clone().unwrap();
+    assert_eq!(room["room"]["seats"][1]["kind"], "bot");
+    assert_eq!(room["room"]["seats"][1]["level"], "medium");
+    ana.send(json!({"type": "start"})).await;
+    let end = play_to_end(&mut ana).await;
+    assert_eq!(phase(&end), "finished");
+    let shots_by_bot = ana
+        .frames
+        .iter()
+        .filter(|f| f["type"] == "state")
+        .flat_map(|f| f["events"].as_array().unwrap().clone())
+        .filter(|e| e["event"] == "shot" && e["shooter"] == 1)
+        .count();
+    assert!(shots_by_bot > 0, "the bot took part");
+
+    ana.send(json!({"type": "rematch"})).await;
+    let state = ana.state_until(|s| phase(s) == "placement").await;
+    assert!(state["view"]["boards"][0]["rows"][0]
+        .as_str()
+        .unwrap()
+        .chars()
+        .all(|c| c == '~'));
+    assert_eq!(ana.room.as_ref().unwrap()["room"]["game"], 2);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_lobby_enforces_host_seats_and_roles() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut ana = server.person("Ana").await;
+    let code = ana
+        .create(json!({"preset": "classic", "seats": 3, "options": untimed()}))
+        .await;
+    let mut bea = server.person("Bea").await;
+    bea.join(&code, "player").await;
+
+    // Only the host changes the lobby; a start needs every seat filled.
+    bea.send(json!({"type": "set_seat", "seat": 2, "occupant": "bot", "level": "easy"}))
+        .await;
+    assert_eq!(bea.expect_error().await, "not_host");
+    ana.send(json!({"type": "start"})).await;
+    assert_eq!(ana.expect_error().await, "seats_open");
+    ana.send(json!({"type": "set_options", "preset": "brasil"}))
+        .await;
+    assert_eq!(
+        ana.expect_error().await,
+        "bad_command",
+        "brasil is for 2 players"
+    );
+    ana.send(json!({"type": "set_options", "options": {"cols": 12, "rows": 12, "fleet": [{"id": "boat", "len": 3, "count": 4}]}})).await;
+    let room = ana.expect("room").await;
+    assert_eq!(
+        room["room"]["rules"]["board"],
+        json!({"cols": 12, "rows": 12})
+    );
+    ana.send(json!({"type": "set_seat", "seat": 2, "occupant": "bot", "level": "hard"}))
+        .await;
+    let room = ana.expect("room").await;
+    assert_eq!(room["room"]["seats"][2]["kind"], "bot");
+
+    // The room is full now; a third person can only watch.
+    let mut cai = server.person("Cai").await;
+    cai.send(json!({"type": "join_room", "code": code, "as": "player"}))
+        .await;
+    assert_eq!(cai.expect_error().await, "room_full");
+    let room = cai.join(&code, "spectator").await;
+    assert_eq!(room["room"]["you"]["spectator"], true);
+    cai.send(json!({"type": "chat", "text": "good luck"})).await;
+    let chat = ana.expect("chat").await;
+    assert_eq!(chat["from"], "Cai");
+    assert!(chat["seat"].is_null());
+
+    ana.send(json!({"type": "start"})).await;
+    ana.expect("state").await;
+    cai.command(json!({"cmd": "place_random"})).await;
+    assert_eq!(cai.expect_error().await, "not_a_player");
+    ana.send(json!({"type": "set_options", "seats": 2})).await;
+    assert_eq!(ana.expect_error().await, "already_started");
+    ana.send(json!({"type": "rematch"})).await;
+    assert_eq!(ana.expect_error().await, "not_finished");
+    let state = cai.state.clone().expect("the spectator saw the start");
+    assert!(state["view"]["seat"].is_null());
+
+    // Leaving after the start keeps the seat.
+    bea.send(json!({"type": "leave"})).await;
+    bea.expect("left").await;
+    let room = bea.join(&code, "player").await;
+    assert_eq!(room["room"]["you"]["seat"], 1);
+
+    // Unknown room codes.
+    cai.send(json!({"type": "join_room", "code": "ZZZZZZ", "as": "player"}))
+        .await;
+    assert_eq!(cai.expect_error().await, "room_not_found");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn leaving_a_lobby_frees_the_seat_and_passes_the_host() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut ana = server.person("Ana").await;
+    let code = ana.create(json!({"preset": "hasbro", "seats": 2})).await;
+    let mut bea = server.person("Bea").await;
+    bea.join(&code, "player").await;
+    ana.send(json!({"type": "leave"})).await;
+    ana.expect("left").await;
+    let room = bea.expect("room").await;
+    assert_eq!(room["room"]["seats"][0]["kind"], "open");
+    assert_eq!(room["room"]["host"], 1);
+    assert_eq!(room["room"]["you"]["host"], true);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_turn_timer_shoots_for_a_player_who_waits() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut ana = server.person("Ana").await;
+    ana.create(json!({
+        "preset": "classic",
+        "options": {"turn_seconds": 1, "place_seconds": 0, "first": 0},
+        "bots": [{"seat": 1, "level": "easy"}],
+    }))
+    .await;
+    ana.send(json!({"type": "start"})).await;
+    ana.command(json!({"cmd": "place_random"})).await;
+    let battle = ana
+        .state_until(|s| phase(s) == "battle" && my_move(s))
+        .await;
+    let left = battle["deadline_ms"].as_u64().expect("the turn timer runs");
+    assert!(left <= 1000 && left > 0, "{left}");
+    // Ana does nothing; fires a random shot for her.
+    let timed_out = ana
+        .state_until(|s| {
+            s["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|e| e["event"] == "shot" && e["shooter"] == 0)
+        })
+        .await;
+    assert!(phase(&timed_out) == "battle" || phase(&timed_out) == "finished");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_placement_timer_places_at_random() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut ana = server.person("Ana").await;
+    ana.create(json!({"preset": "italia", "options": {"place_seconds": 1, "turn_seconds": 0}, "bots": [{"seat": 1}]}))
+        .await;
+    ana.send(json!({"type": "start"})).await;
+    let state = ana.state_until(|s| phase(s) == "battle").await;
+    assert!(state["view"]["ships"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["owner"] == 0));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn placement_helpers_preview_without_changing_the_game() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut ana = server.person("Ana").await;
+    ana.create(json!({"preset": "classic", "options": untimed(), "bots": [{"seat": 1}]}))
+        .await;
+    ana.send(json!({"type": "check_layout", "ships": []})).await;
+    assert_eq!(ana.expect_error().await, "not_started");
+    ana.send(json!({"type": "start"})).await;
+    ana.expect("state").await;
+    let fleet: Vec<String> = ana.room.as_ref().unwrap()["room"]["rules"]["fleet"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            ana.room.as_ref().unwrap()["room"]["rules"]["catalogue"][t.as_u64().unwrap() as usize]
+                ["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    let first = &fleet[0];
+    ana.send(json!({"type": "check_layout", "ships": [{"type": first, "at": [0, 0], "rot": 0}]}))
+        .await;
+    let check = ana.expect("layout_check").await;
+    assert_eq!(check["ok"], true);
+    assert_eq!(check["complete"], false);
+    ana.send(json!({"type": "check_layout", "ships": [
+        {"type": first, "at": [0, 0], "rot": 0}, {"type": fleet[1], "at": [0, 1], "rot": 0}]}))
+        .await;
+    let check = ana.expect("layout_check").await;
+    assert_eq!(check["ok"], false);
+    assert_eq!(check["error"]["code"], "ships_touch");
+
+    ana.send(json!({"type": "random_layout", "fixed": [{"type": first, "at": [0, 0], "rot": 0}]}))
+        .await;
+    let layout = ana.expect("layout").await;
+    let ships = layout["ships"].as_array().unwrap().clone();
+    assert_eq!(ships.len(), fleet.len());
+    ana.send(json!({"type": "check_layout", "ships": ships}))
+        .await;
+    let check = ana.expect("layout_check").await;
+    assert_eq!(check["complete"], true);
+    // Still placing: the helpers changed nothing.
+    // (The bot's own placement may arrive meanwhile.)
+    for frame in ana.drain(Duration::from_millis(100)).await {
+        assert!(
+            frame["type"] != "state" || frame["view"]["seats"][0]["ready"] == false,
+            "{frame}"
+        );
+    }
+    ana.command(json!({"cmd": "place", "ships": ships})).await;
+    let state = ana.state_until(|s| phase(s) == "battle").await;
+    assert_eq!(
+        state["view"]["ships"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|s| s["owner"] == 0)
+            .count(),
+        fleet.len()
+    );
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn my_games_lists_unfinished_games_only() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut ana = server.person("Ana").await;
+    let code = ana.create(json!({"preset": "brasil", "options": untimed(), "bots": [{"seat": 1, "level": "hard"}]})).await;
+    ana.send(json!({"type": "my_games"})).await;
+    let games = ana.expect("games").await;
+    assert_eq!(games["games"][0]["code"], code);
+    assert_eq!(games["games"][0]["phase"], "lobby");
+    assert_eq!(games["games"][0]["preset"], "brasil");
+    ana.send(json!({"type": "start"})).await;
+    ana.send(json!({"type": "my_games"})).await;
+    let games = ana.expect("games").await;
+    assert_eq!(games["games"][0]["phase"], "placement");
+    assert_eq!(games["games"][0]["your_turn"], true);
+    ana.send(json!({"type": "resign"})).await;
+    ana.state_until(|s| phase(s) == "finished").await;
+    ana.send(json!({"type": "my_games"})).await;
+    let games = ana.expect("games").await;
+    assert_eq!(games["games"], json!([]));
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_web_client_is_served_with_content_types() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let (status, headers, body) = http_get(server.addr, "/").await;
+    assert!(status.contains("200"), "{status}");
+    assert!(headers.contains("content-type: text/html"), "{headers}");
+    assert!(String::from_utf8_lossy(&body)
+        .to_lowercase()
+        .contains("<!doctype html"));
+    let (status, headers, _) = http_get(server.addr, "/r/K7QM2P").await;
+    assert!(status.contains("200") && headers.contains("text/html"));
+    let (status, _, _) = http_get(server.addr, "/no/such/file.js").await;
+    assert!(status.contains("404"), "{status}");
+    let (status, _, _) = http_get(server.addr, "/../Cargo.toml").await;
+    assert!(status.contains("404") || status.contains("400"), "{status}");
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn an_idle_room_leaves_memory_and_comes_back_on_join() {
+    let (_dir, db) = temp_db();
+    let config = broadside_server::Config {
+        bot_delay: Duration::ZERO,
+        idle_room: Duration::from_millis(50),
+    };
+    let server = TestServer::start_with(&db, config).await;
+    let mut ana = server.person("Ana").await;
+    let code = ana
+        .create(json!({"preset": "classic", "options": untimed(), "bots": [{"seat": 1}]}))
+        .await;
+    ana.send(json!({"type": "start"})).await;
+    ana.command(json!({"cmd": "place_random"})).await;
+    let before = ana
+        .state_until(|s| phase(s) == "battle" && my_move(s))
+        .await["view"]
+        .clone();
+    let token = ana.token.clone().unwrap();
+    drop(ana);
+    // Long enough for the room (no connection, no clock) to retire, several times over.
+    for _ in 0..3 {
+        tokio::time::sleep(Duration::from_millis(150)).await;
+        let mut ana = server.client().await;
+        ana.hello(Some(&token), "Ana").await;
+        ana.join(&code, "player").await;
+        assert_eq!(ana.expect("state").await["view"], before);
+    }
+    let mut ana = server.client().await;
+    ana.hello(Some(&token), "Ana").await;
+    ana.join(&code, "player").await;
+    let end = play_to_end(&mut ana).await;
+    assert_eq!(phase(&end), "finished");
+    server.stop().await;
+}

@@ -1,0 +1,202 @@
+//! Malformed, oversized, unknown and illegal frames get a clear error and change
+//! nothing.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::{json, Value};
+
+/// A short wait in which no frame may arrive.
+const QUIET: Duration = Duration::from_millis(200);
+
+#[tokio::test]
+async fn frames_before_hello_and_malformed_frames_are_refused() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut client = server.client().await;
+
+    client.send(json!({"type": "my_games"})).await;
+    assert_eq!(client.expect_error().await, "hello_first");
+    client
+        .send(json!({"type": "hello", "token": null, "nickname": "   "}))
+        .await;
+    assert_eq!(client.expect_error().await, "bad_request");
+    client.send(json!({"type": "hello", "token": null})).await;
+    assert_eq!(client.expect_error().await, "bad_request");
+    // A token of the wrong form is not an identity: a new one is issued.
+    let welcome = client.hello(Some("not-a-token"), "Ana").await;
+    let token = welcome["token"].as_str().unwrap();
+    assert_eq!(token.len(), 32);
+    assert_ne!(token, "not-a-token");
+    client
+        .send(json!({"type": "hello", "token": token, "nickname": "Ana"}))
+        .await;
+    assert_eq!(client.expect_error().await, "bad_request");
+
+    for (text, code) in [
+        ("{", "bad_json"),
+        ("[1, 2]", "bad_json"),
+        ("\"hello\"", "bad_json"),
+        ("{}", "unknown_type"),
+        ("{\"type\": 7}", "unknown_type"),
+        ("{\"type\": \"launch_missiles\"}", "unknown_type"),
+        ("{\"type\": \"join_room\"}", "bad_request"),
+        (
+            "{\"type\": \"join_room\", \"code\": \"ABCDEF\", \"as\": \"referee\"}",
+            "bad_request",
+        ),
+        (
+            "{\"type\": \"create_room\", \"preset\": \"chess\"}",
+            "bad_request",
+        ),
+        (
+            "{\"type\": \"create_room\", \"options\": {\"turbo\": true}}",
+            "bad_request",
+        ),
+        ("{\"type\": \"create_room\", \"seats\": 7}", "bad_command"),
+        (
+            "{\"type\": \"create_room\", \"preset\": \"italia\", \"options\": {\"cols\": 30}}",
+            "bad_command",
+        ),
+        (
+            "{\"type\": \"create_room\", \"bots\": [{\"seat\": 0}]}",
+            "bad_request",
+        ),
+        ("{\"type\": \"start\"}", "not_in_room"),
+        (
+            "{\"type\": \"command\", \"command\": {\"cmd\": \"place_random\"}}",
+            "not_in_room",
+        ),
+        ("{\"type\": \"chat\", \"text\": \"hi\"}", "not_in_room"),
+    ] {
+        client.send_text(text.to_string()).await;
+        let error = client.expect_any("error").await;
+        assert_eq!(error["code"], code, "{text} → {error}");
+        assert!(!error["message"].as_str().unwrap().is_empty());
+    }
+    client.send_binary(vec![1, 2, 3]).await;
+    assert_eq!(client.expect_error().await, "bad_json");
+
+    let oversized = json!({"type": "chat", "text": "x".repeat(70 * 1024)}).to_string();
+    client.send_text(oversized).await;
+    let error = client.expect_any("error").await;
+    assert_eq!(error["code"], "too_large");
+    // The connection is still fine after every refusal.
+    client.send(json!({"type": "ping"})).await;
+    client.expect("pong").await;
+    client.send(json!({"type": "my_games"})).await;
+    assert_eq!(client.expect("games").await["games"], json!([]));
+    server.stop().await;
+}
+
+/// Ana's and Bea's battle, Ana to move: (server, ana, bea, code).
+async fn battle() -> (tempfile::TempDir, TestServer, Client, Client, String) {
+    let (dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut ana = server.person("Ana").await;
+    let code = ana
+        .create(json!({"preset": "classic", "options": {
+            "turn_seconds": 0, "place_seconds": 0, "first": 0, "hit_again": false}}))
+        .await;
+    let mut bea = server.person("Bea").await;
+    bea.join(&code, "player").await;
+    ana.send(json!({"type": "start"})).await;
+    ana.command(json!({"cmd": "place_random"})).await;
+    bea.expect("state").await;
+    bea.command(json!({"cmd": "place_random"})).await;
+    ana.state_until(|s| phase(s) == "battle").await;
+    bea.state_until(|s| phase(s) == "battle").await;
+    (dir, server, ana, bea, code)
+}
+
+/// The view a client gets when it joins again, which must equal `before`.
+async fn view_after_rejoin(client: &mut Client, code: &str) -> Value {
+    client.state = None;
+    client.join(code, "player").await;
+    client.expect("state").await["view"].clone()
+}
+
+#[tokio::test]
+async fn illegal_commands_get_engine_codes_and_change_nothing() {
+    let (_dir, server, mut ana, mut bea, code) = battle().await;
+    let ana_view = ana.state.clone().unwrap()["view"].clone();
+    let bea_view = bea.state.clone().unwrap()["view"].clone();
+    assert_eq!(ana_view["to_move"], json!([0]));
+
+    let refused: Vec<(Value, &str)> = vec![
+        (
+            json!({"cmd": "fire", "target": {"board": 0, "at": [0, 0]}}),
+            "own_board",
+        ),
+        (
+            json!({"cmd": "fire", "target": {"board": 1, "at": [10, 3]}}),
+            "out_of_bounds",
+        ),
+        (
+            json!({"cmd": "fire", "target": {"board": 5, "at": [1, 1]}}),
+            "out_of_bounds",
+        ),
+        (json!({"cmd": "fire", "target": "B7"}), "bad_command"),
+        (json!({"cmd": "fire"}), "bad_command"),
+        (
+            json!({"cmd": "warp", "target": {"board": 1, "at": [1, 1]}}),
+            "bad_command",
+        ),
+        (json!({"cmd": "place_random"}), "wrong_phase"),
+        (
+            json!({"cmd": "volley", "cells": [[1, 1], [2, 2], [3, 3]]}),
+            "wrong_phase",
+        ),
+        (
+            json!({"cmd": "ability", "action": {"kind": "radar", "board": 1, "center": [4, 4]}}),
+            "ability_unavailable",
+        ),
+        (json!({"cmd": "timeout"}), "bad_request"),
+        (json!({"fire": true}), "bad_request"),
+    ];
+    for (command, code) in refused {
+        ana.command(command.clone()).await;
+        let error = ana.expect_any("error").await;
+        assert_eq!(error["code"], code, "{command} → {error}");
+        assert_eq!(error["request"], "command");
+    }
+    // Bea cannot fire in Ana's turn, not even by naming Ana's seat: the server
+    // puts Bea's own seat into her command.
+    bea.command(json!({"cmd": "fire", "seat": 0, "target": {"board": 0, "at": [1, 1]}}))
+        .await;
+    assert_eq!(bea.expect_error().await, "not_your_turn");
+    bea.send(json!({"type": "set_options", "seats": 3})).await;
+    assert_eq!(bea.expect_error().await, "not_host");
+    // An oversized frame inside a game.
+    let ships: Vec<Value> = (0..3000)
+        .map(|_| json!({"type": "destroyer", "at": [0, 0], "rot": 0}))
+        .collect();
+    ana.command(json!({"cmd": "place", "ships": ships})).await;
+    assert_eq!(ana.expect_error().await, "too_large");
+
+    // Nobody else heard of any of it, and the game is exactly as it was.
+    assert!(ana.drain(QUIET).await.is_empty());
+    assert!(bea.drain(QUIET).await.is_empty());
+    assert_eq!(view_after_rejoin(&mut ana, &code).await, ana_view);
+    assert_eq!(view_after_rejoin(&mut bea, &code).await, bea_view);
+
+    // A cell already shot cannot be shot again.
+    ana.command(json!({"cmd": "fire", "target": {"board": 1, "at": [0, 0]}}))
+        .await;
+    let after_shot = ana.expect("state").await["view"].clone();
+    bea.state_until(my_move).await;
+    bea.command(json!({"cmd": "fire", "target": {"board": 0, "at": [0, 0]}}))
+        .await;
+    bea.expect("state").await;
+    ana.state_until(my_move).await;
+    let before = ana.state.clone().unwrap()["view"].clone();
+    assert_ne!(before, after_shot);
+    ana.command(json!({"cmd": "fire", "target": {"board": 1, "at": [0, 0]}}))
+        .await;
+    assert_eq!(ana.expect_error().await, "not_targetable");
+    assert!(bea.drain(QUIET).await.iter().all(|f| f["type"] != "state"));
+    assert_eq!(view_after_rejoin(&mut ana, &code).await, before);
+    server.stop().await;
+}
