@@ -949,37 +949,46 @@ impl Game {
         let hits = self.strike(board, cells);
         self.settle(events, |game, events| {
             for &cell in cells {
-                let ship = game.boards[board].ship(cell);
-                let index = game.boards[board].size.index(cell);
-                let (result, ship_id) = match ship {
-                    None => {
-                        game.boards[board].mark[index] = Mark::Miss;
-                        (ShotResult::Miss, None)
-                    }
-                    Some(s) => {
-                        if game.boards[board].mark[index] == Mark::Unknown {
-                            game.boards[board].mark[index] = Mark::Hit;
-                        }
-                        let id = || game.rules.catalogue[game.ships[s].type_index].id.clone();
-                        if game.ships[s].intact == 0 {
-                            (ShotResult::Sunk, Some(id()))
-                        } else if game.announces_hit_type() {
-                            (ShotResult::Hit, Some(id()))
-                        } else {
-                            (ShotResult::Hit, None)
-                        }
-                    }
-                };
-                events.push(Event::Shot {
-                    shooter,
-                    board,
-                    at: cell,
-                    result,
-                    ship: ship_id,
-                });
+                let shot = game.announce_shot(shooter, board, cell);
+                events.push(shot);
             }
         });
         hits > 0
+    }
+
+    /// Marks a struck cell in the common knowledge and describes the shot. Run
+    /// before sinkings are settled, so `sunk` means the ship sank with this
+    /// shot or with others landing at the same time.
+    fn announce_shot(&mut self, shooter: usize, board: usize, at: Cell) -> Event {
+        let announces_type = self.announces_hit_type();
+        let b = &mut self.boards[board];
+        let index = b.size.index(at);
+        let (result, ship) = match b.ship(at) {
+            None => {
+                b.mark[index] = Mark::Miss;
+                (ShotResult::Miss, None)
+            }
+            Some(s) => {
+                if b.mark[index] == Mark::Unknown {
+                    b.mark[index] = Mark::Hit;
+                }
+                let id = self.rules.catalogue[self.ships[s].type_index].id.clone();
+                if self.ships[s].intact == 0 {
+                    (ShotResult::Sunk, Some(id))
+                } else if announces_type {
+                    (ShotResult::Hit, Some(id))
+                } else {
+                    (ShotResult::Hit, None)
+                }
+            }
+        };
+        Event::Shot {
+            shooter,
+            board,
+            at,
+            result,
+            ship,
+        }
     }
 
     /// Destroys what lies on the cells; marks come later. Returns the parts hit.
@@ -1517,25 +1526,7 @@ impl Game {
                 column,
                 from,
             } => self.laser(seat, *board, *column, *from, events),
-            Action::Reserve { cells, .. } => {
-                let cells = match cells {
-                    Some(cells) => cells.clone(),
-                    None => self.random_reserve_cells(seat),
-                };
-                let fighter = self
-                    .rules
-                    .type_index("fighter")
-                    .expect("space has fighters");
-                let (board, _, _) = self.placement_area(seat);
-                for &cell in &cells {
-                    self.add_ship(seat, board, fighter, vec![cell]);
-                }
-                events.push(Event::Reinforced {
-                    seat,
-                    count: cells.len() as u32,
-                    cells: Some(cells),
-                });
-            }
+            Action::Reserve { cells, .. } => self.land_reserve(seat, cells.as_ref(), events),
         }
     }
 
@@ -1569,6 +1560,22 @@ impl Game {
         from: End,
         events: &mut Vec<Event>,
     ) {
+        if let Some(cell) = self.beam(board, column, from, events) {
+            self.shoot(seat, board, &[cell], events);
+        }
+    }
+
+    /// Runs a laser beam along a column from one end: reveals the water it
+    /// passes (wreckage lets it through) and returns the first intact part, or
+    /// reveals the whole column if there is none. Cells already struck in the
+    /// current salvo round count as wreckage or shot water.
+    fn beam(
+        &mut self,
+        board: usize,
+        column: u16,
+        from: End,
+        events: &mut Vec<Event>,
+    ) -> Option<Cell> {
         let rows = self.boards[board].size.rows;
         let order: Vec<u16> = match from {
             End::Top => (0..rows).collect(),
@@ -1586,11 +1593,8 @@ impl Game {
                     break;
                 }
                 Some(_) => {}
-                None => {
-                    if b.mark[index] == Mark::Unknown {
-                        passed.push(cell);
-                    }
-                }
+                None if b.mark[index] == Mark::Unknown && !b.shot[index] => passed.push(cell),
+                None => {}
             }
         }
         if !passed.is_empty() {
@@ -1605,12 +1609,28 @@ impl Game {
                 cells: passed,
             });
         }
-        match target {
-            Some(cell) => {
-                self.shoot(seat, board, &[cell], events);
-            }
-            None => self.settle(events, |_, _| {}),
+        target
+    }
+
+    /// Lands a reserve squadron on the chosen cells, or at random.
+    fn land_reserve(&mut self, seat: usize, cells: Option<&Vec<Cell>>, events: &mut Vec<Event>) {
+        let cells = match cells {
+            Some(cells) => cells.clone(),
+            None => self.random_reserve_cells(seat),
+        };
+        let fighter = self
+            .rules
+            .type_index("fighter")
+            .expect("a reserve needs a station, so this is space, which has fighters");
+        let (board, _, _) = self.placement_area(seat);
+        for &cell in &cells {
+            self.add_ship(seat, board, fighter, vec![cell]);
         }
+        events.push(Event::Reinforced {
+            seat,
+            count: cells.len() as u32,
+            cells: Some(cells),
+        });
     }
 
     /// Cells where a reserve fighter may land: empty, never shot, never
@@ -2026,23 +2046,7 @@ impl Game {
         // (1) reserves land.
         for (seat, sub) in &subs {
             if let Some(Action::Reserve { cells, .. }) = &sub.action {
-                let cells = match cells {
-                    Some(cells) => cells.clone(),
-                    None => self.random_reserve_cells(*seat),
-                };
-                let fighter = self
-                    .rules
-                    .type_index("fighter")
-                    .expect("space has fighters");
-                let (board, _, _) = self.placement_area(*seat);
-                for &cell in &cells {
-                    self.add_ship(*seat, board, fighter, vec![cell]);
-                }
-                events.push(Event::Reinforced {
-                    seat: *seat,
-                    count: cells.len() as u32,
-                    cells: Some(cells),
-                });
+                self.land_reserve(*seat, cells.as_ref(), events);
             }
         }
         // (2) scanners and radars look.
@@ -2099,48 +2103,18 @@ impl Game {
                 from,
             }) = &sub.action
             {
-                self.laser_round(
-                    *seat,
-                    *board,
-                    *column,
-                    *from,
-                    &mut landed,
-                    &mut laser_events,
-                );
+                if let Some(cell) = self.beam(*board, *column, *from, &mut laser_events) {
+                    self.strike(*board, &[cell]);
+                    landed.push((*seat, *board, cell));
+                }
             }
         }
         // (6) sinkings, rings, eliminations, the end.
-        let landed_copy = landed;
         self.settle(events, move |game, events| {
             events.extend(laser_events);
-            for (shooter, board, at) in landed_copy {
-                let index = game.boards[board].size.index(at);
-                let (result, ship) = match game.boards[board].ship(at) {
-                    None => {
-                        game.boards[board].mark[index] = Mark::Miss;
-                        (ShotResult::Miss, None)
-                    }
-                    Some(s) => {
-                        if game.boards[board].mark[index] == Mark::Unknown {
-                            game.boards[board].mark[index] = Mark::Hit;
-                        }
-                        if game.ships[s].intact == 0 {
-                            (
-                                ShotResult::Sunk,
-                                Some(game.rules.catalogue[game.ships[s].type_index].id.clone()),
-                            )
-                        } else {
-                            (ShotResult::Hit, None)
-                        }
-                    }
-                };
-                events.push(Event::Shot {
-                    shooter,
-                    board,
-                    at,
-                    result,
-                    ship,
-                });
+            for (shooter, board, at) in landed {
+                let shot = game.announce_shot(shooter, board, at);
+                events.push(shot);
             }
         });
         for seat in participants {
@@ -2163,55 +2137,6 @@ impl Game {
                 shots: 0,
             };
             events.push(Event::TurnStarted { seat: next });
-        }
-    }
-
-    /// A laser inside a round: like [`Game::laser`], but the part it destroys is
-    /// recorded as landed so the round's announcement lists it.
-    fn laser_round(
-        &mut self,
-        seat: usize,
-        board: usize,
-        column: u16,
-        from: End,
-        landed: &mut Vec<(usize, usize, Cell)>,
-        events: &mut Vec<Event>,
-    ) {
-        let rows = self.boards[board].size.rows;
-        let order: Vec<u16> = match from {
-            End::Top => (0..rows).collect(),
-            End::Bottom => (0..rows).rev().collect(),
-        };
-        let mut passed = Vec::new();
-        for row in order {
-            let cell = Cell::new(column, row);
-            let b = &self.boards[board];
-            let index = b.size.index(cell);
-            match b.ship(cell) {
-                Some(_) if !b.shot[index] => {
-                    self.strike(board, &[cell]);
-                    landed.push((seat, board, cell));
-                    break;
-                }
-                Some(_) => {}
-                None => {
-                    if b.mark[index] == Mark::Unknown && !b.shot[index] {
-                        passed.push(cell);
-                    }
-                }
-            }
-        }
-        if !passed.is_empty() {
-            let b = &mut self.boards[board];
-            for &cell in &passed {
-                let index = b.size.index(cell);
-                b.mark[index] = Mark::Water;
-            }
-            passed.sort_by_key(|c| (c.row, c.col));
-            events.push(Event::Revealed {
-                board,
-                cells: passed,
-            });
         }
     }
 
