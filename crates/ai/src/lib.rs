@@ -1,13 +1,24 @@
 //! Bots for Broadside. A bot sees exactly what a person in its seat sees — the
-//! seat's [`View`] and the room's public [`Rules`] — and answers with the
-//! [`Command`] that seat should send next.
+//! seat's [`View`], the room's public [`Rules`] and the events announced to the
+//! seat — and answers with the [`Command`] that seat should send next.
 //!
 //! Architecture invariant: this crate never looks inside a [`broadside_engine::Game`]
-//! on behalf of a seat; the only input of a decision is the seat's view.
+//! on behalf of a seat; the only inputs of a decision are the seat's view and
+//! the events it observed (as [`broadside_engine::Game::events_for`] gives them).
+//!
+//! Strategies, weakest first: `random`, `hunt` (hunt and target with parity),
+//! `density` (count the placements of the hidden ships) and `bayes` (sample whole
+//! layouts consistent with everything known, see [`infer`]).
 
-use broadside_engine::{Cell, Command, Mode, Phase, Rules, SalvoMode, Target, View};
-use rand::seq::{IndexedRandom, SliceRandom};
-use rand::{Rng, SeedableRng};
+pub mod bench;
+mod decide;
+mod heur;
+pub mod infer;
+mod layout;
+pub mod model;
+
+use broadside_engine::{Command, Event, Phase, Rules, View};
+use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
@@ -17,14 +28,28 @@ use serde::{Deserialize, Serialize};
 pub enum Strategy {
     /// A uniformly random targetable cell.
     Random,
+    /// Hunt on a parity lattice, then target the neighbours of hits.
+    Hunt,
+    /// Fire where most placements of the hidden ships overlap.
+    Density,
+    /// Fire where a ship most likely is, given everything observed.
+    Bayes,
 }
 
 impl Strategy {
-    pub const ALL: [Strategy; 1] = [Strategy::Random];
+    pub const ALL: [Strategy; 4] = [
+        Strategy::Random,
+        Strategy::Hunt,
+        Strategy::Density,
+        Strategy::Bayes,
+    ];
 
     pub fn id(self) -> &'static str {
         match self {
             Strategy::Random => "random",
+            Strategy::Hunt => "hunt",
+            Strategy::Density => "density",
+            Strategy::Bayes => "bayes",
         }
     }
 
@@ -60,21 +85,38 @@ impl Level {
     }
 
     pub fn strategy(self) -> Strategy {
-        Strategy::Random
+        match self {
+            Level::Easy => Strategy::Random,
+            Level::Medium => Strategy::Hunt,
+            Level::Hard => Strategy::Density,
+            Level::Expert => Strategy::Bayes,
+        }
     }
 }
 
-/// A bot for one seat. Keep one per seat for the whole game: strategies may
-/// remember what they inferred.
+/// A bot for one seat. Keep one per seat for the whole game: it remembers the
+/// announcements a view does not keep (hard-rule volley counts, hit types).
 #[derive(Clone, Debug)]
 pub struct Bot {
     strategy: Strategy,
     rng: Pcg64Mcg,
+    memory: model::Memory,
+    /// Which parity lattice the hunt strategy walks, drawn once per game.
+    parity_offset: usize,
+    effort: infer::Effort,
 }
 
 impl Bot {
     pub fn new(strategy: Strategy, seed: u64) -> Self {
-        Bot { strategy, rng: Pcg64Mcg::seed_from_u64(seed) }
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let parity_offset = rand::Rng::random_range(&mut rng, 0..4);
+        Bot {
+            strategy,
+            rng,
+            memory: model::Memory::default(),
+            parity_offset,
+            effort: infer::Effort::default(),
+        }
     }
 
     pub fn for_level(level: Level, seed: u64) -> Self {
@@ -85,10 +127,18 @@ impl Bot {
         self.strategy
     }
 
+    /// Sets how hard the `bayes` strategy thinks (tests use less to run fast).
+    pub fn with_effort(mut self, effort: infer::Effort) -> Self {
+        self.effort = effort;
+        self
+    }
+
     /// Tells the bot what was announced, exactly as its seat receives it (the
     /// events of [`broadside_engine::Game::events_for`] for its seat). Drivers call
     /// this after every accepted command, before asking for the next move.
-    pub fn observe(&mut self, _events: &[broadside_engine::Event]) {}
+    pub fn observe(&mut self, events: &[Event]) {
+        self.memory.observe(events);
+    }
 
     /// The command the bot's seat should send now, or `None` when the seat has
     /// nothing to do. `view` must be the view of the bot's own seat.
@@ -98,97 +148,17 @@ impl Bot {
             return None;
         }
         match view.phase {
-            Phase::Shop => Some(Command::Buy { seat, ships: default_purchase(rules) }),
-            Phase::Placement => Some(Command::PlaceRandom { seat }),
-            Phase::Battle => Some(self.battle_command(seat, view, rules)),
+            Phase::Shop => Some(Command::Buy {
+                seat,
+                ships: layout::purchase(rules, &mut self.rng),
+            }),
+            Phase::Placement => Some(match layout::layout(seat, view, rules, &mut self.rng) {
+                Some(ships) => Command::Place { seat, ships },
+                None => Command::PlaceRandom { seat },
+            }),
+            Phase::Battle => self.battle_command(seat, view, rules),
             Phase::Finished => None,
         }
-    }
-
-    fn battle_command(&mut self, seat: usize, view: &View, rules: &Rules) -> Command {
-        let groups = target_groups(seat, view);
-        if view.salvo_round {
-            let per = rules.shots_per_opponent as usize;
-            let mut shots = Vec::new();
-            match rules.salvo {
-                SalvoMode::Spread => {
-                    for cells in &groups {
-                        shots.extend(self.pick(cells, per));
-                    }
-                }
-                SalvoMode::Focus => {
-                    let live: Vec<&Vec<Target>> = groups.iter().filter(|g| !g.is_empty()).collect();
-                    if let Some(cells) = live.choose(&mut self.rng) {
-                        shots.extend(self.pick(cells, per * groups.len()));
-                    }
-                }
-            }
-            return Command::Salvo { seat, shots, action: None };
-        }
-        let all: Vec<Target> = groups.into_iter().flatten().collect();
-        if rules.per_volley() {
-            let left = rules.shots_per_turn as usize;
-            let cells = self.pick(&all, left).into_iter().map(|t| t.at).collect();
-            return Command::Volley { seat, cells };
-        }
-        let target = all[self.rng.random_range(0..all.len())];
-        Command::Fire { seat, target }
-    }
-
-    fn pick(&mut self, cells: &[Target], count: usize) -> Vec<Target> {
-        let mut cells = cells.to_vec();
-        cells.shuffle(&mut self.rng);
-        cells.truncate(count);
-        cells
-    }
-}
-
-/// The targetable cells of each opponent, as the view shows them: `~` (unknown)
-/// and `!` (scanned ship part). In the shared sea each opponent is a block.
-pub fn target_groups(seat: usize, view: &View) -> Vec<Vec<Target>> {
-    let targetable = |ch: char| ch == '~' || ch == '!';
-    match view.mode {
-        Mode::SharedSea => {
-            let board = &view.boards[0];
-            let size = view.board_size;
-            let blocks = view.blocks.as_deref().unwrap_or_default();
-            blocks
-                .iter()
-                .filter(|b| !b.empty && !b.eliminated)
-                .filter(|b| b.owner.is_none_or(|o| view.seats[o].team != view.seats[seat].team))
-                .map(|b| {
-                    let mut cells = Vec::new();
-                    for row in 0..size.rows {
-                        for col in 0..size.cols {
-                            let at = Cell::new(b.origin.col + col, b.origin.row + row);
-                            if targetable(board.at(at)) {
-                                cells.push(Target { board: 0, at });
-                            }
-                        }
-                    }
-                    cells
-                })
-                .collect()
-        }
-        _ => view
-            .boards
-            .iter()
-            .filter_map(|b| {
-                let owner = b.owner?;
-                let opponent = view.seats[owner].team != view.seats[seat].team && view.seats[owner].alive;
-                opponent.then(|| {
-                    let mut cells = Vec::new();
-                    for (row, line) in b.rows.iter().enumerate() {
-                        for (col, ch) in line.chars().enumerate() {
-                            if targetable(ch) {
-                                cells.push(Target { board: owner, at: Cell::new(col as u16, row as u16) });
-                            }
-                        }
-                    }
-                    cells
-                })
-            })
-            .collect(),
     }
 }
 
@@ -197,7 +167,9 @@ pub fn default_purchase(rules: &Rules) -> std::collections::BTreeMap<String, u32
     let mut credits = rules.credits;
     let mut ships = std::collections::BTreeMap::new();
     for id in broadside_engine::ships::SPACE_DEFAULT_FLEET {
-        let Some(index) = rules.type_index(id) else { continue };
+        let Some(index) = rules.type_index(id) else {
+            continue;
+        };
         let price = rules.catalogue[index].price;
         if price > credits {
             break;

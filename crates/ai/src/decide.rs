@@ -1,0 +1,370 @@
+//! Turning per-cell hit probabilities into commands: single shots, hard-rule
+//! volleys, salvos (spread and focus), and when an ability or special is worth
+//! more than the shots it replaces.
+
+use broadside_engine::{Action, Cell, Command, End, Line, Mode, Rules, SalvoMode, Target, View};
+use rand::Rng;
+
+use crate::model::{self, Area, Known};
+use crate::{heur, infer, Bot, Strategy};
+
+/// One opponent area with the strategy's hit probability per local cell.
+struct Scored {
+    area: Area,
+    p: Vec<f64>,
+}
+
+impl Bot {
+    pub(crate) fn battle_command(
+        &mut self,
+        seat: usize,
+        view: &View,
+        rules: &Rules,
+    ) -> Option<Command> {
+        let areas = model::areas(seat, view, rules, &self.memory);
+        let count = areas.len().max(1);
+        let scored: Vec<Scored> = areas
+            .into_iter()
+            .map(|area| {
+                let p = self.score(&area, count);
+                Scored { area, p }
+            })
+            .collect();
+        if view.salvo_round {
+            return Some(self.salvo(seat, view, rules, &scored));
+        }
+        let first_action = view.shots_this_turn == 0;
+        if first_action {
+            if let Some(action) = self.action(view, rules, &scored, None) {
+                return Some(Command::Ability {
+                    seat,
+                    action: action.1,
+                });
+            }
+        }
+        if rules.per_volley() {
+            let available: usize = scored.iter().map(|s| s.area.targetable().count()).sum();
+            let want = (rules.shots_per_turn as usize).min(available);
+            let cells = self
+                .best_targets(&scored, want)
+                .into_iter()
+                .map(|t| t.at)
+                .collect();
+            return Some(Command::Volley { seat, cells });
+        }
+        let target = self.best_targets(&scored, 1).into_iter().next()?;
+        Some(Command::Fire { seat, target })
+    }
+
+    /// The strategy's hit probability for every cell of an area.
+    fn score(&mut self, area: &Area, areas: usize) -> Vec<f64> {
+        let mut p = match self.strategy {
+            Strategy::Random => area
+                .cells
+                .iter()
+                .map(|k| if k.targetable() { 0.5 } else { 0.0 })
+                .collect(),
+            Strategy::Hunt => heur::hunt(area, self.parity_offset),
+            Strategy::Density => heur::density(area),
+            Strategy::Bayes => {
+                let mut effort = self.effort;
+                effort.evaluations /= areas;
+                return infer::probabilities(area, effort, &mut self.rng);
+            }
+        };
+        if self.strategy != Strategy::Random {
+            heur::as_probabilities(area, &mut p);
+        }
+        p
+    }
+
+    /// The `count` best targetable cells over the given areas; ties are broken
+    /// at random so equal cells are not fired in reading order.
+    fn best_targets(&mut self, scored: &[Scored], count: usize) -> Vec<Target> {
+        let mut all: Vec<(f64, Target)> = Vec::new();
+        for s in scored {
+            for i in s.area.targetable() {
+                let jitter = self.rng.random::<f64>() * 1e-7;
+                all.push((s.p[i] + jitter, s.area.target(i)));
+            }
+        }
+        all.sort_by(|a, b| b.0.total_cmp(&a.0));
+        all.into_iter().take(count).map(|(_, t)| t).collect()
+    }
+
+    fn salvo(&mut self, seat: usize, view: &View, rules: &Rules, scored: &[Scored]) -> Command {
+        let per = rules.shots_per_opponent as usize;
+        match rules.salvo {
+            SalvoMode::Spread => {
+                // An ability may replace the shots on one opponent.
+                let action = self.action(view, rules, scored, Some(per));
+                let mut shots = Vec::new();
+                for (i, s) in scored.iter().enumerate() {
+                    if action.as_ref().is_some_and(|(a, _)| *a == i) {
+                        continue;
+                    }
+                    shots.extend(self.best_targets(std::slice::from_ref(s), per));
+                }
+                Command::Salvo {
+                    seat,
+                    shots,
+                    action: action.map(|(_, a)| a),
+                }
+            }
+            SalvoMode::Focus => {
+                // Every shot on the opponent where they are expected to hit most;
+                // the random strategy picks one at random.
+                let total = per * scored.len();
+                let live: Vec<usize> = (0..scored.len())
+                    .filter(|&i| scored[i].area.targetable().next().is_some())
+                    .collect();
+                let chosen = if self.strategy == Strategy::Random {
+                    (!live.is_empty()).then(|| live[self.rng.random_range(0..live.len())])
+                } else {
+                    live.iter().copied().max_by(|&a, &b| {
+                        expected_hits(&scored[a], total)
+                            .total_cmp(&expected_hits(&scored[b], total))
+                    })
+                };
+                let shots = match chosen {
+                    Some(i) => self.best_targets(std::slice::from_ref(&scored[i]), total),
+                    None => Vec::new(),
+                };
+                Command::Salvo {
+                    seat,
+                    shots,
+                    action: None,
+                }
+            }
+        }
+    }
+
+    /// An ability or special worth more than the shots it replaces, with the
+    /// index of the area it aims at. `salvo_shots` is the number of shots per
+    /// opponent in a spread salvo round, `None` in a duel turn.
+    fn action(
+        &mut self,
+        view: &View,
+        rules: &Rules,
+        scored: &[Scored],
+        salvo_shots: Option<usize>,
+    ) -> Option<(usize, Action)> {
+        if self.strategy == Strategy::Random || scored.is_empty() {
+            return None;
+        }
+        let ready = |id: &str| view.abilities.get(id).is_some_and(|a| a.ready);
+        let shared = view.mode == Mode::SharedSea;
+        // What the replaced shots would be worth, per area.
+        let shots = salvo_shots.unwrap_or(rules.shots_per_turn as usize);
+        let replaced: Vec<f64> = scored
+            .iter()
+            .map(|s| {
+                let worth = expected_hits(s, shots);
+                // A hit-again turn goes on after a hit.
+                if salvo_shots.is_none() && rules.hit_again {
+                    worth * 1.6
+                } else {
+                    worth
+                }
+            })
+            .collect();
+        let open_hits = scored.iter().any(|s| s.area.open_hits() > 0);
+        let mut best: Option<(f64, usize, Action)> = None;
+        let mut consider = |value: f64, area: usize, action: Action| {
+            if best.as_ref().is_none_or(|(v, _, _)| value > *v) {
+                best = Some((value, area, action));
+            }
+        };
+        for (i, s) in scored.iter().enumerate() {
+            let area = &s.area;
+            let board = area.board;
+            let global = |index: usize| area.target(index).at;
+            if ready("nuke") {
+                if let Some((index, value)) = best_nuke(s) {
+                    if value >= 2.5 && value > replaced[i] * 1.5 {
+                        consider(
+                            value,
+                            i,
+                            Action::Nuke {
+                                board,
+                                at: global(index),
+                            },
+                        );
+                    }
+                }
+            }
+            if ready("wide") {
+                if let Some((index, value)) = best_square(s, |p| p) {
+                    if value >= 1.6 && value > replaced[i] * 1.5 {
+                        consider(
+                            value,
+                            i,
+                            Action::Wide {
+                                board,
+                                center: global(index),
+                            },
+                        );
+                    }
+                }
+            }
+            if ready("bombard") && !shared {
+                if let Some((line, value)) = best_line(s) {
+                    if value >= 2.5 && value > replaced[i] * 1.5 {
+                        consider(value, i, Action::Bombard { board, line });
+                    }
+                }
+            }
+            if ready("laser") && !shared {
+                if let Some((column, from, value)) = best_laser(s) {
+                    if value > replaced[i] * 1.3 && value >= 0.8 {
+                        consider(
+                            value,
+                            i,
+                            Action::Laser {
+                                board,
+                                column,
+                                from,
+                            },
+                        );
+                    }
+                }
+            }
+            // Looking pays while hunting, not while a hit waits to be finished.
+            let hunting = !open_hits && s.p.iter().copied().fold(0.0, f64::max) < 0.4;
+            for id in ["scanner", "radar"] {
+                if ready(id) && hunting {
+                    if let Some((index, value)) = best_square(s, |p| p * (1.0 - p)) {
+                        let center = global(index);
+                        let action = if id == "scanner" {
+                            Action::Scanner { board, center }
+                        } else {
+                            Action::Radar { board, center }
+                        };
+                        // Worth a little less than a sure hit, so shots win ties.
+                        if value >= 1.0 {
+                            consider(value * 0.5, i, action);
+                        }
+                    }
+                }
+            }
+        }
+        if ready("reserve") && !shared && !open_hits {
+            // Three more fighters to find: always worth a quiet turn.
+            let cheapest =
+                (0..scored.len()).min_by(|&a, &b| replaced[a].total_cmp(&replaced[b]))?;
+            let board = salvo_shots.map(|_| scored[cheapest].area.board);
+            consider(1.0, cheapest, Action::Reserve { board, cells: None });
+        }
+        best.map(|(_, i, a)| (i, a))
+    }
+}
+
+/// The hits expected from the `count` most likely cells of an area.
+fn expected_hits(s: &Scored, count: usize) -> f64 {
+    let mut p: Vec<f64> = s.area.targetable().map(|i| s.p[i]).collect();
+    p.sort_by(|a, b| b.total_cmp(a));
+    p.iter().take(count).sum()
+}
+
+/// The 3×3 square (centre index) with the largest sum of `f(p)` over its
+/// targetable cells.
+fn best_square(s: &Scored, f: impl Fn(f64) -> f64) -> Option<(usize, f64)> {
+    let size = s.area.size;
+    let mut best: Option<(usize, f64)> = None;
+    for index in 0..s.area.cells.len() {
+        let value: f64 = size
+            .square3(size.cell(index))
+            .map(|c| size.index(c))
+            .filter(|&j| s.area.cells[j].targetable())
+            .map(|j| f(s.p[j]))
+            .sum();
+        if value > 0.0 && best.is_none_or(|(_, v)| value > v) {
+            best = Some((index, value));
+        }
+    }
+    best
+}
+
+/// The nuke target with the most expected hits: it explodes only on a ship part.
+fn best_nuke(s: &Scored) -> Option<(usize, f64)> {
+    let size = s.area.size;
+    let mut best: Option<(usize, f64)> = None;
+    for index in s.area.targetable() {
+        let at = size.cell(index);
+        let mut around = 0.0;
+        for dr in -2i32..=2 {
+            for dc in -2i32..=2 {
+                if dr.abs() + dc.abs() > 2 || (dr, dc) == (0, 0) {
+                    continue;
+                }
+                let (c, r) = (at.col as i32 + dc, at.row as i32 + dr);
+                if size.contains_signed(c, r) {
+                    let j = size.index(Cell::new(c as u16, r as u16));
+                    if s.area.cells[j].targetable() {
+                        around += s.p[j];
+                    }
+                }
+            }
+        }
+        let value = s.p[index] * (1.0 + around);
+        if best.is_none_or(|(_, v)| value > v) {
+            best = Some((index, value));
+        }
+    }
+    best
+}
+
+/// The row or column with the most expected hits.
+fn best_line(s: &Scored) -> Option<(Line, f64)> {
+    let size = s.area.size;
+    let mut best: Option<(Line, f64)> = None;
+    let sum = |cells: &mut dyn Iterator<Item = usize>| -> f64 {
+        cells
+            .filter(|&j| s.area.cells[j].targetable())
+            .map(|j| s.p[j])
+            .sum()
+    };
+    for row in 0..size.rows {
+        let value = sum(&mut (0..size.cols).map(|c| size.index(Cell::new(c, row))));
+        if best.as_ref().is_none_or(|(_, v)| value > *v) {
+            best = Some((Line::Row(row), value));
+        }
+    }
+    for col in 0..size.cols {
+        let value = sum(&mut (0..size.rows).map(|r| size.index(Cell::new(col, r))));
+        if best.as_ref().is_none_or(|(_, v)| value > *v) {
+            best = Some((Line::Column(col), value));
+        }
+    }
+    best
+}
+
+/// The laser column most likely to hold an intact part, entered from the end
+/// nearer to the likely parts. Value: the chance it hits something.
+fn best_laser(s: &Scored) -> Option<(u16, End, f64)> {
+    let size = s.area.size;
+    let mut best: Option<(u16, End, f64)> = None;
+    for col in 0..size.cols {
+        let mut miss = 1.0;
+        let (mut top, mut bottom) = (0.0, 0.0);
+        for row in 0..size.rows {
+            let j = size.index(Cell::new(col, row));
+            let p = match s.area.cells[j] {
+                Known::Unknown | Known::Scanned => s.p[j],
+                _ => 0.0,
+            };
+            miss *= 1.0 - p.min(1.0);
+            if row < size.rows / 2 {
+                top += p;
+            } else {
+                bottom += p;
+            }
+        }
+        let value = 1.0 - miss;
+        let from = if top >= bottom { End::Top } else { End::Bottom };
+        if best.is_none_or(|(_, _, v)| value > v) {
+            best = Some((col, from, value));
+        }
+    }
+    best
+}

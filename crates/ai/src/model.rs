@@ -1,0 +1,398 @@
+//! What a seat knows about each opponent's waters, read from its view and from
+//! the events it observed: the state of every cell and the ships still hidden
+//! there. Every strategy decides from these [`Area`]s only.
+
+use std::collections::BTreeMap;
+
+use broadside_engine::{Cell, Event, Mode, Rules, Shape, Size, Target, View};
+
+/// What the seat knows of one cell of an opponent's waters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Known {
+    /// Not shot and not revealed (`~`).
+    Unknown,
+    /// Certainly no intact ship part to find: a miss, a ring, a laser path, a
+    /// scan, an empty block (`O . - =`).
+    Water,
+    /// A destroyed part of a ship that is not known to be sunk (`X ?`).
+    Hit,
+    /// A scanned ship part, still intact and targetable (`!`).
+    Scanned,
+    /// Fired in a hard-rule volley, result not known (`+`).
+    Fired,
+    /// A part of a sunk ship whose cells are known (`#`).
+    Sunk,
+}
+
+impl Known {
+    fn from_char(ch: char) -> Known {
+        match ch {
+            '~' => Known::Unknown,
+            'X' | '?' => Known::Hit,
+            '!' => Known::Scanned,
+            '+' => Known::Fired,
+            '#' => Known::Sunk,
+            _ => Known::Water,
+        }
+    }
+
+    /// Whether the seat may still shoot at the cell.
+    pub fn targetable(self) -> bool {
+        matches!(self, Known::Unknown | Known::Scanned)
+    }
+
+    /// Whether an intact or destroyed ship part is certainly there and must be
+    /// explained by a hidden ship.
+    pub fn must_be_ship(self) -> bool {
+        matches!(self, Known::Hit | Known::Scanned)
+    }
+}
+
+/// One ship the seat believes hidden in an area.
+#[derive(Clone, Debug)]
+pub struct HiddenShip {
+    /// Index into [`Area::types`].
+    pub kind: usize,
+}
+
+/// A hard-rule volley (or area special) of this seat on an area.
+#[derive(Clone, Debug)]
+pub struct VolleyFact {
+    /// Local cell indices.
+    pub cells: Vec<usize>,
+    /// How many cells of each type of [`Area::types`] were hit.
+    pub hits_by_kind: Vec<u32>,
+}
+
+/// One opponent's waters: a board (fleet duel, space) or a block of the shared sea.
+#[derive(Clone, Debug)]
+pub struct Area {
+    pub board: usize,
+    pub origin: Cell,
+    pub size: Size,
+    /// The owner, when the seat knows it.
+    pub owner: Option<usize>,
+    pub cells: Vec<Known>,
+    /// The ship types that matter here: (type id, shape).
+    pub types: Vec<(String, Shape)>,
+    /// The ships to place in a hypothesis: the afloat ones, or under the hard
+    /// rule the whole fleet (sunk cells are hidden there).
+    pub ships: Vec<HiddenShip>,
+    /// Ships of one owner may not touch.
+    pub no_touch: bool,
+    /// Hard rule: the hypothesis holds the whole fleet, and exactly
+    /// `sunk_by_kind[t]` ships of kind t must lie on fired cells only.
+    pub hard: bool,
+    pub sunk_by_kind: Vec<u32>,
+    pub volleys: Vec<VolleyFact>,
+    /// Brasil easy rule: the ship type each announced hit belongs to.
+    pub hit_kind: Vec<Option<usize>>,
+    /// Sunk ships whose cells are known: (kind, local cells).
+    pub sunk_ships: Vec<(usize, Vec<usize>)>,
+}
+
+impl Area {
+    pub fn target(&self, index: usize) -> Target {
+        let local = self.size.cell(index);
+        Target {
+            board: self.board,
+            at: Cell::new(self.origin.col + local.col, self.origin.row + local.row),
+        }
+    }
+
+    pub fn local_index(&self, at: Cell) -> Option<usize> {
+        if at.col < self.origin.col || at.row < self.origin.row {
+            return None;
+        }
+        let local = Cell::new(at.col - self.origin.col, at.row - self.origin.row);
+        self.size.contains(local).then(|| self.size.index(local))
+    }
+
+    pub fn targetable(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.cells.len()).filter(|&i| self.cells[i].targetable())
+    }
+
+    /// Hits (or scanned parts) not yet explained by a sunk ship.
+    pub fn open_hits(&self) -> usize {
+        self.cells.iter().filter(|k| k.must_be_ship()).count()
+    }
+
+    /// Hidden ship cells still to be found (intact parts of afloat ships).
+    pub fn cells_to_find(&self) -> usize {
+        if self.hard {
+            let total: usize = self.ships.iter().map(|s| self.types[s.kind].1.len()).sum();
+            let fired_hits = self.cells.iter().filter(|k| **k == Known::Hit).count();
+            // Fired cells of unknown result hold some of the rest; count them as half.
+            let fired = self.cells.iter().filter(|k| **k == Known::Fired).count();
+            total.saturating_sub(fired_hits + fired / 2).max(1)
+        } else {
+            let total: usize = self.ships.iter().map(|s| self.types[s.kind].1.len()).sum();
+            let hits = self.cells.iter().filter(|k| **k == Known::Hit).count();
+            total.saturating_sub(hits).max(1)
+        }
+    }
+
+    fn kind_of(&mut self, id: &str, rules: &Rules) -> Option<usize> {
+        if let Some(k) = self.types.iter().position(|(t, _)| t == id) {
+            return Some(k);
+        }
+        let index = rules.type_index(id)?;
+        self.types
+            .push((id.to_string(), rules.catalogue[index].shape.clone()));
+        Some(self.types.len() - 1)
+    }
+}
+
+/// What a bot remembers from the events it observed: the facts a view does not
+/// keep (hard-rule volley counts, hit types of the brasil easy rule).
+#[derive(Clone, Debug, Default)]
+pub struct Memory {
+    volleys: Vec<(usize, usize, Vec<Cell>, Vec<String>)>,
+    typed_hits: Vec<(usize, Cell, String)>,
+}
+
+impl Memory {
+    pub fn observe(&mut self, events: &[Event]) {
+        for event in events {
+            match event {
+                Event::Volley {
+                    shooter,
+                    board,
+                    cells,
+                    types_hit,
+                    ..
+                } => {
+                    self.volleys
+                        .push((*shooter, *board, cells.clone(), types_hit.clone()));
+                }
+                Event::Shot {
+                    board,
+                    at,
+                    ship: Some(ship),
+                    ..
+                } => {
+                    self.typed_hits.push((*board, *at, ship.clone()));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// A fleet as type id → count.
+type Fleet = BTreeMap<String, u32>;
+
+/// The opponents' areas the seat may shoot at, as the view shows them.
+pub fn areas(seat: usize, view: &View, rules: &Rules, memory: &Memory) -> Vec<Area> {
+    let my_team = view.seats[seat].team;
+    let mut out = Vec::new();
+    match view.mode {
+        Mode::SharedSea => {
+            let board = &view.boards[0];
+            for block in view.blocks.as_deref().unwrap_or_default() {
+                if block.empty || block.eliminated {
+                    continue;
+                }
+                if block.owner.is_some_and(|o| view.seats[o].team == my_team) {
+                    continue;
+                }
+                let cells = read_cells(board, block.origin, rules.board);
+                out.push(build(
+                    view,
+                    rules,
+                    memory,
+                    seat,
+                    0,
+                    block.origin,
+                    rules.board,
+                    block.owner,
+                    cells,
+                ));
+            }
+        }
+        _ => {
+            for board in &view.boards {
+                let Some(owner) = board.owner else { continue };
+                if view.seats[owner].team == my_team || !view.seats[owner].alive {
+                    continue;
+                }
+                let cells = read_cells(board, Cell::new(0, 0), view.board_size);
+                out.push(build(
+                    view,
+                    rules,
+                    memory,
+                    seat,
+                    owner,
+                    Cell::new(0, 0),
+                    view.board_size,
+                    Some(owner),
+                    cells,
+                ));
+            }
+        }
+    }
+    out
+}
+
+fn read_cells(board: &broadside_engine::BoardView, origin: Cell, size: Size) -> Vec<Known> {
+    size.cells()
+        .map(|c| Known::from_char(board.at(Cell::new(origin.col + c.col, origin.row + c.row))))
+        .collect()
+}
+
+#[allow(clippy::too_many_arguments)]
+fn build(
+    view: &View,
+    rules: &Rules,
+    memory: &Memory,
+    seat: usize,
+    board: usize,
+    origin: Cell,
+    size: Size,
+    owner: Option<usize>,
+    cells: Vec<Known>,
+) -> Area {
+    let hard = rules.per_volley();
+    let mut area = Area {
+        board,
+        origin,
+        size,
+        owner,
+        cells,
+        types: Vec::new(),
+        ships: Vec::new(),
+        no_touch: !rules.ships_may_touch,
+        hard,
+        sunk_by_kind: Vec::new(),
+        volleys: Vec::new(),
+        hit_kind: Vec::new(),
+        sunk_ships: Vec::new(),
+    };
+    // Sunk ships whose cells the view shows, in this area.
+    let mut sunk_here: Vec<String> = Vec::new();
+    for ship in &view.ships {
+        if !ship.sunk || ship.cells.is_empty() || owner.is_some_and(|o| o != ship.owner) {
+            continue;
+        }
+        let local: Option<Vec<usize>> = ship.cells.iter().map(|&c| area.local_index(c)).collect();
+        if let Some(local) = local {
+            if let Some(k) = area.kind_of(&ship.ship_type, rules) {
+                area.sunk_ships.push((k, local));
+            }
+            sunk_here.push(ship.ship_type.clone());
+        }
+    }
+    let fleet: Fleet = match owner.and_then(|o| view.seats[o].fleet.clone()) {
+        Some(fleet) => fleet,
+        None if view.mode == Mode::Space => {
+            let o = owner.expect("space boards always have an owner");
+            guess_space_fleet(rules, &view.seats[o].sunk, view.seats[o].ships_afloat)
+        }
+        None => {
+            let mut fleet = Fleet::new();
+            for &t in &rules.fleet {
+                *fleet.entry(rules.catalogue[t].id.clone()).or_insert(0) += 1;
+            }
+            fleet
+        }
+    };
+    let mut remaining = fleet.clone();
+    if hard {
+        // The whole fleet is hidden; the sunk types come from the seat list.
+        let sunk = owner
+            .map(|o| view.seats[o].sunk.clone())
+            .unwrap_or_default();
+        for (id, count) in &fleet {
+            if let Some(k) = area.kind_of(id, rules) {
+                for _ in 0..*count {
+                    area.ships.push(HiddenShip { kind: k });
+                }
+            }
+        }
+        area.sunk_by_kind = vec![0; area.types.len()];
+        for id in sunk {
+            if let Some(k) = area.types.iter().position(|(t, _)| *t == id) {
+                area.sunk_by_kind[k] += 1;
+            }
+        }
+        for (shooter, b, cells, types_hit) in &memory.volleys {
+            if *shooter != seat || *b != board {
+                continue;
+            }
+            let local: Vec<usize> = cells.iter().filter_map(|&c| area.local_index(c)).collect();
+            let mut hits_by_kind = vec![0; area.types.len()];
+            for id in types_hit {
+                if let Some(k) = area.types.iter().position(|(t, _)| t == id) {
+                    hits_by_kind[k] += 1;
+                }
+            }
+            area.volleys.push(VolleyFact {
+                cells: local,
+                hits_by_kind,
+            });
+        }
+    } else {
+        for id in &sunk_here {
+            if let Some(n) = remaining.get_mut(id) {
+                *n = n.saturating_sub(1);
+            }
+        }
+        for (id, count) in &remaining {
+            if let Some(k) = area.kind_of(id, rules) {
+                for _ in 0..*count {
+                    area.ships.push(HiddenShip { kind: k });
+                }
+            }
+        }
+        area.sunk_by_kind = vec![0; area.types.len()];
+        area.hit_kind = vec![None; area.cells.len()];
+        for (b, at, id) in &memory.typed_hits {
+            if *b != board {
+                continue;
+            }
+            if let (Some(i), Some(k)) = (
+                area.local_index(*at),
+                area.types.iter().position(|(t, _)| t == id),
+            ) {
+                if area.cells[i] == Known::Hit {
+                    area.hit_kind[i] = Some(k);
+                }
+            }
+        }
+    }
+    // Largest ships first: they are the hardest to fit.
+    let types = area.types.clone();
+    area.ships
+        .sort_by_key(|s| std::cmp::Reverse(types[s.kind].1.len()));
+    area
+}
+
+/// in space only the number of afloat ships is public. The guess is the
+/// default fleet without the types already sunk, cut or padded with fighters to
+/// the public count.
+fn guess_space_fleet(rules: &Rules, sunk: &[String], afloat: u32) -> Fleet {
+    let mut list: Vec<String> = crate::default_purchase(rules)
+        .into_iter()
+        .flat_map(|(id, n)| std::iter::repeat_n(id, n as usize))
+        .collect();
+    for id in sunk {
+        if let Some(i) = list.iter().position(|t| t == id) {
+            list.remove(i);
+        }
+    }
+    // Remove the smallest first when the fleet is smaller than guessed.
+    list.sort_by_key(|id| {
+        rules
+            .type_index(id)
+            .map(|i| std::cmp::Reverse(rules.catalogue[i].shape.len()))
+    });
+    list.truncate(afloat as usize);
+    while (list.len() as u32) < afloat {
+        list.push("fighter".to_string());
+    }
+    let mut fleet = Fleet::new();
+    for id in list {
+        *fleet.entry(id).or_insert(0) += 1;
+    }
+    fleet
+}

@@ -1,0 +1,269 @@
+//! The inference of the `bayes` strategy: what it must and must not believe.
+
+use broadside_ai::infer::{probabilities, Effort};
+use broadside_ai::model::{self, Area, HiddenShip, Known, VolleyFact};
+use broadside_ai::{Bot, Strategy};
+use broadside_engine::{
+    Cell, Command, Game, Options, Phase, Preset, Report, Setup, Shape, Size, Target,
+};
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+
+const EFFORT: Effort = Effort {
+    evaluations: 400_000,
+    min_sweeps: 200,
+    max_sweeps: 2_000,
+};
+
+/// An area drawn as rows of view characters, hiding ships of the given lengths.
+fn area(rows: &[&str], lengths: &[u16], no_touch: bool) -> Area {
+    let size = Size::new(rows[0].len() as u16, rows.len() as u16);
+    let cells = rows
+        .iter()
+        .flat_map(|r| r.chars())
+        .map(|ch| match ch {
+            '~' => Known::Unknown,
+            'X' => Known::Hit,
+            '!' => Known::Scanned,
+            '+' => Known::Fired,
+            '#' => Known::Sunk,
+            _ => Known::Water,
+        })
+        .collect::<Vec<_>>();
+    let mut types: Vec<(String, Shape)> = Vec::new();
+    let mut ships = Vec::new();
+    for &len in lengths {
+        let kind = match types.iter().position(|(_, s)| s.len() == len as usize) {
+            Some(k) => k,
+            None => {
+                types.push((format!("ship{len}"), Shape::line(len)));
+                types.len() - 1
+            }
+        };
+        ships.push(HiddenShip { kind });
+    }
+    Area {
+        board: 1,
+        origin: Cell::new(0, 0),
+        size,
+        owner: Some(1),
+        hit_kind: vec![None; cells.len()],
+        cells,
+        sunk_by_kind: vec![0; types.len()],
+        types,
+        ships,
+        no_touch,
+        hard: false,
+        volleys: Vec::new(),
+        sunk_ships: Vec::new(),
+    }
+}
+
+fn p_at(p: &[f64], size: Size, col: u16, row: u16) -> f64 {
+    p[size.index(Cell::new(col, row))]
+}
+
+#[test]
+fn known_cells_get_no_probability() {
+    let a = area(
+        &["~O~~~~", "~~X~~~", "~~~.~~", "~~~~~~", "#~~!~~", "~~~~~~"],
+        &[3, 2],
+        true,
+    );
+    let p = probabilities(&a, EFFORT, &mut Pcg64Mcg::seed_from_u64(1));
+    for (i, k) in a.cells.iter().enumerate() {
+        if !k.targetable() {
+            assert_eq!(p[i], 0.0, "cell {i} ({k:?}) is known");
+        }
+    }
+    // A scanned ship part is certain.
+    assert!(p_at(&p, a.size, 3, 4) > 0.99, "{}", p_at(&p, a.size, 3, 4));
+}
+
+#[test]
+fn no_touching_rules_out_the_diagonals_of_a_hit() {
+    let a = area(
+        &["~~~~~~", "~~~~~~", "~~X~~~", "~~~~~~", "~~~~~~", "~~~~~~"],
+        &[3, 2],
+        true,
+    );
+    let p = probabilities(&a, EFFORT, &mut Pcg64Mcg::seed_from_u64(2));
+    for (c, r) in [(1, 1), (3, 1), (1, 3), (3, 3)] {
+        assert!(
+            p_at(&p, a.size, c, r) < 1e-9,
+            "diagonal ({c},{r}) = {}",
+            p_at(&p, a.size, c, r)
+        );
+    }
+    // The hit's ship continues on one of the four sides.
+    let sides: f64 = [(2, 1), (2, 3), (1, 2), (3, 2)]
+        .iter()
+        .map(|&(c, r)| p_at(&p, a.size, c, r))
+        .sum();
+    assert!(sides > 0.99, "{sides}");
+    // Where ships may touch, a second ship may lie on a diagonal.
+    let touching = area(
+        &["~~~~~~", "~~~~~~", "~~X~~~", "~~~~~~", "~~~~~~", "~~~~~~"],
+        &[3, 2],
+        false,
+    );
+    let p = probabilities(&touching, EFFORT, &mut Pcg64Mcg::seed_from_u64(2));
+    assert!(p_at(&p, touching.size, 1, 1) > 0.01);
+}
+
+#[test]
+fn sunk_ships_and_their_surroundings_hold_nothing() {
+    // No water ring (shared sea), but still keeps the neighbours empty.
+    let mut a = area(
+        &["~~~~~~", "~###~~", "~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~"],
+        &[2],
+        true,
+    );
+    a.sunk_ships.push((0, vec![7, 8, 9]));
+    let p = probabilities(&a, EFFORT, &mut Pcg64Mcg::seed_from_u64(3));
+    for i in [0, 1, 2, 3, 4, 6, 10, 12, 13, 14, 15, 16] {
+        assert!(p[i] < 1e-9, "cell {i} touches the sunk ship: {}", p[i]);
+    }
+    assert!(p.iter().sum::<f64>() > 1.99, "the destroyer is somewhere");
+}
+
+#[test]
+fn an_afloat_ship_is_never_entirely_hit() {
+    // Two hits in a row and one destroyer afloat: it cannot be exactly those
+    // two cells (it would have sunk), so a third ship part lies at an end.
+    let a = area(
+        &["~~~~~~", "~~XX~~", "~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~"],
+        &[3],
+        false,
+    );
+    let p = probabilities(&a, EFFORT, &mut Pcg64Mcg::seed_from_u64(4));
+    let ends = p_at(&p, a.size, 1, 1) + p_at(&p, a.size, 4, 1);
+    assert!(ends > 0.99, "{ends}");
+    let lone = area(
+        &["~~~~~~", "~~XX~~", "~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~"],
+        &[2],
+        false,
+    );
+    let p = probabilities(&lone, EFFORT, &mut Pcg64Mcg::seed_from_u64(4));
+    // A destroyer on those hits would have sunk; no layout explains them, so
+    // the sampler reports its best effort but never more than one ship.
+    assert!(p.iter().sum::<f64>() <= 2.0 + 1e-9);
+}
+
+#[test]
+fn hard_rule_volley_counts_locate_the_ships() {
+    // One destroyer; a volley of three far-apart cells hit once, so the
+    // destroyer lies across exactly one of them and its other cell is next to it.
+    let mut a = area(
+        &["+~~~~~", "~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~", "+~~~~+"],
+        &[2],
+        false,
+    );
+    a.hard = true;
+    a.volleys.push(VolleyFact {
+        cells: vec![0, 30, 35],
+        hits_by_kind: vec![1],
+    });
+    let p = probabilities(&a, EFFORT, &mut Pcg64Mcg::seed_from_u64(5));
+    let near: f64 = [1, 6, 24, 31, 29, 34].iter().map(|&i| p[i]).sum();
+    assert!(near > 0.99, "{near} {p:?}");
+    // A volley that hit nothing clears its cells' neighbourhood of that hope.
+    let mut b = a.clone();
+    b.volleys[0].hits_by_kind = vec![0];
+    b.cells[0] = Known::Water;
+    b.cells[30] = Known::Water;
+    b.cells[35] = Known::Water;
+    let p = probabilities(&b, EFFORT, &mut Pcg64Mcg::seed_from_u64(5));
+    let near: f64 = [1, 6, 24, 31, 29, 34].iter().map(|&i| p[i]).sum();
+    assert!(near < 0.7, "{near}");
+}
+
+#[test]
+fn hard_rule_sunk_count_says_where_a_ship_is_not() {
+    // Two fired cells side by side, both hit (a 3-hit volley would show X; here
+    // the volley said 2 of 3) and the destroyer reported sunk: it lies on them.
+    let mut a = area(
+        &["++~~~~", "~~~~~~", "~~~~~+", "~~~~~~", "~~~~~~", "~~~~~~"],
+        &[2, 3],
+        false,
+    );
+    a.hard = true;
+    a.sunk_by_kind = vec![1, 0];
+    a.volleys.push(VolleyFact {
+        cells: vec![0, 1, 17],
+        hits_by_kind: vec![2, 0],
+    });
+    let p = probabilities(&a, EFFORT, &mut Pcg64Mcg::seed_from_u64(6));
+    // The cruiser is not on the volley's cells, so it is anywhere else.
+    let total: f64 = p.iter().sum();
+    assert!((total - 3.0).abs() < 0.05, "{total}");
+}
+
+/// Plays a practice game and checks every bayes decision against the view.
+#[test]
+fn bayes_fires_only_where_it_may_and_reads_volleys_through_observe() {
+    for (preset, options) in [
+        (Preset::Classic, Options::default()),
+        (
+            Preset::Brasil,
+            Options {
+                report: Some(Report::PerVolley),
+                ..Options::default()
+            },
+        ),
+    ] {
+        let setup = Setup {
+            preset,
+            seats: 2,
+            seed: 11,
+            options: Options {
+                practice: Some(true),
+                ..options
+            },
+            teams: None,
+        };
+        let mut game = Game::new(&setup).expect("valid setup");
+        game.apply(Command::PlaceRandom { seat: 0 })
+            .expect("placed");
+        game.apply(Command::PlaceRandom { seat: 1 })
+            .expect("placed");
+        let mut bot = Bot::new(Strategy::Bayes, 3);
+        let mut memory = model::Memory::default();
+        while game.phase() != Phase::Finished {
+            let view = game.view(Some(0));
+            let areas = model::areas(0, &view, game.rules(), &memory);
+            assert_eq!(areas.len(), 1);
+            if preset == Preset::Brasil {
+                let fired = areas[0]
+                    .cells
+                    .iter()
+                    .filter(|k| **k != Known::Unknown)
+                    .count();
+                let volleys: usize = areas[0].volleys.iter().map(|v| v.cells.len()).sum();
+                assert_eq!(
+                    fired, volleys,
+                    "every fired cell comes from an observed volley"
+                );
+            }
+            let command = bot.next_command(&view, game.rules()).expect("a move");
+            let cells: Vec<Cell> = match &command {
+                Command::Fire {
+                    target: Target { at, .. },
+                    ..
+                } => vec![*at],
+                Command::Volley { cells, .. } => cells.clone(),
+                other => panic!("unexpected {other:?}"),
+            };
+            for at in cells {
+                assert!(
+                    areas[0].cells[view.board_size.index(at)].targetable(),
+                    "fired at a known cell {at:?}"
+                );
+            }
+            let events = game.apply(command).expect("legal");
+            let mine = game.events_for(Some(0), &events);
+            bot.observe(&mine);
+            memory.observe(&mine);
+        }
+    }
+}
