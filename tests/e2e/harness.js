@@ -2,7 +2,7 @@
 // Chromium, and the moves a player makes in the web client.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, mkdirSync } from "node:fs";
+import { mkdtempSync, rmSync, mkdirSync, existsSync, readFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -128,6 +128,8 @@ export async function launchBrowser() {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      // Files fulfilled from disk count as public: let them reach the local server.
+      ...(process.env.E2E_WEB_FROM_DISK ? ["--disable-features=LocalNetworkAccessChecks,LocalNetworkAccessChecksWebSockets"] : []),
     ],
   });
   return { browser, close: () => browser.close() };
@@ -136,12 +138,31 @@ export async function launchBrowser() {
 /** A new player: an isolated browser context (its own localStorage) and a page. */
 export async function newPlayer(browser, { locale = "en-GB", colorScheme = "light", width = 1360, height = 900, touch = false } = {}) {
   const context = await browser.newContext({ locale, colorScheme, viewport: { width, height }, deviceScaleFactor: 1, hasTouch: touch, isMobile: touch });
+  if (process.env.E2E_WEB_FROM_DISK) await serveWebFromDisk(context);
   const page = await context.newPage();
   page.on("pageerror", (error) => {
     page.errors = page.errors || [];
     page.errors.push(error);
   });
   return { context, page };
+}
+
+/**
+ * A quick loop while editing web/: the server embeds web/ when it is built, so
+ * with E2E_WEB_FROM_DISK=1 the pages get the files from disk instead (the
+ * WebSocket still goes to the server). scripts/e2e.sh never sets it.
+ */
+async function serveWebFromDisk(context) {
+  const web = path.join(repoRoot, "web");
+  const types = { js: "text/javascript", css: "text/css", json: "application/json", html: "text/html" };
+  await context.route(/^http:\/\/127\.0\.0\.1:\d+\/(?!ws)/, async (route) => {
+    const url = new URL(route.request().url());
+    let file = url.pathname === "/" || url.pathname.startsWith("/r/") ? "index.html" : url.pathname.slice(1);
+    const full = path.join(web, file);
+    if (!full.startsWith(web) || !existsSync(full)) return route.continue();
+    const ext = file.split(".").pop();
+    await route.fulfill({ status: 200, contentType: types[ext] || "application/octet-stream", body: readFileSync(full) });
+  });
 }
 
 export async function shoot(page, name) {
@@ -208,8 +229,10 @@ export async function fireOnce(page) {
     const board = document.querySelector(".target-board.armed");
     if (!board) return null;
     const at = (c, r) => board.querySelector(`.cell[data-col="${c}"][data-row="${r}"]`);
-    const open = (el) => el && (el.classList.contains("m-unknown") || el.classList.contains("m-scan_ship"));
-    for (const hit of board.querySelectorAll(".cell.m-hit")) {
+    // In the shared sea only the opponents' blocks are targets.
+    const foe = (el) => el.dataset.block === undefined || el.classList.contains("blk-foe");
+    const open = (el) => el && foe(el) && (el.classList.contains("m-unknown") || el.classList.contains("m-scan_ship"));
+    for (const hit of board.querySelectorAll(".cell.m-hit, .cell.m-hit_unknown_owner")) {
       const c = Number(hit.dataset.col);
       const r = Number(hit.dataset.row);
       for (const [dc, dr] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
@@ -290,4 +313,145 @@ async function fireVolley(page) {
     { timeout: 15000 },
   );
   return true;
+}
+
+// ------------------------------------------------------------------ games of three or more
+
+/**
+ * Records every WebSocket frame the page receives, from now on (register
+ * before the page opens its socket).
+ */
+export function recordFrames(page) {
+  const frames = [];
+  page.on("websocket", (ws) => {
+    ws.on("framereceived", ({ payload }) => frames.push(typeof payload === "string" ? payload : payload.toString()));
+  });
+  return frames;
+}
+
+/**
+ * Checks that no state frame carried what its seat may not know (R-3.4, R-7.4,
+ * R-8.3, R-9.3): no intact part ('*') on a board outside the seat's team, no
+ * unsunk ship of another team in view.ships, no other team's fleet in space,
+ * no other team's scans or reserve cells — unless the view has full vision
+ * (an eliminated player, or the end). Returns how many state frames it read.
+ */
+export function checkFrames(frames, label = "") {
+  let states = 0;
+  let private_ = 0;
+  for (const raw of frames) {
+    const frame = JSON.parse(raw);
+    if (frame.type !== "state") continue;
+    states += 1;
+    const v = frame.view;
+    if (v.full_vision) continue;
+    private_ += 1;
+    const me = v.seat;
+    const team = me === null ? null : v.seats[me].team;
+    const friendly = (seat) => seat !== null && seat !== undefined && me !== null && v.seats[seat]?.team === team;
+    const where = `${label} frame ${states} (seat ${me}, phase ${v.phase})`;
+    if (v.mode === "shared_sea") {
+      const size = v.board_size;
+      v.boards[0].rows.forEach((row, r) => {
+        [...row].forEach((ch, c) => {
+          if (ch !== "*") return;
+          const block = v.blocks.find((b) => c >= b.origin[0] && r >= b.origin[1] && c < b.origin[0] + size.cols && r < b.origin[1] + size.rows);
+          if (!block || !friendly(block.owner)) throw new Error(`${where}: an intact part at ${c},${r} outside the own team's blocks`);
+        });
+      });
+    } else {
+      for (const board of v.boards) {
+        if (friendly(board.owner)) continue;
+        if (board.rows.some((row) => row.includes("*"))) throw new Error(`${where}: intact parts on the board of seat ${board.owner}`);
+      }
+    }
+    for (const ship of v.ships) {
+      if (!friendly(ship.owner) && !ship.sunk) throw new Error(`${where}: an unsunk ship of seat ${ship.owner} in view.ships`);
+    }
+    if (v.mode === "space") {
+      for (const seat of v.seats) if (!friendly(seat.seat) && seat.fleet) throw new Error(`${where}: the fleet of seat ${seat.seat} in a space view`);
+    }
+    for (const e of frame.events || []) {
+      if (e.event === "scan" && !friendly(e.seat)) throw new Error(`${where}: another team's scan`);
+      if (e.event === "reinforced" && e.cells && !friendly(e.seat)) throw new Error(`${where}: another team's reserve cells`);
+    }
+  }
+  return { states, private: private_ };
+}
+
+/**
+ * Plays this page's salvo if one is due: on every opponent's tab (or block of
+ * the shared sea) it chooses cells next to known hits first, then a
+ * checkerboard, until the submit button comes on, and submits. Returns false
+ * when no salvo is due.
+ */
+export async function playSalvo(page) {
+  const states = await page.evaluate(() => document.getElementById("app").dataset.states);
+  const result = await page.evaluate(() => {
+    const submit = () => document.querySelector("#submit-salvo");
+    if (!submit() || !document.querySelector("#turn-banner.mine")) return "none";
+    const tried = new Set();
+    for (let step = 0; step < 400; step += 1) {
+      const button = submit();
+      if (!button) return "gone";
+      if (!button.disabled) {
+        button.click();
+        return "sent";
+      }
+      // A tab whose shots are not all chosen yet.
+      const open = [...document.querySelectorAll(".sea-tab .due:not(.done)")].map((d) => d.closest(".sea-tab"));
+      if (open.length && !open[0].classList.contains("active")) {
+        open[0].click();
+        continue;
+      }
+      const board = document.querySelector(".target-board.armed");
+      if (!board) return "no-board";
+      const full = new Set([...document.querySelectorAll(".block-due.done")].map((el) => el.dataset.block));
+      const ok = (el) => el && !el.classList.contains("chosen") && (el.dataset.block === undefined || (el.classList.contains("blk-foe") && !full.has(el.dataset.block))) && (el.classList.contains("m-unknown") || el.classList.contains("m-scan_ship"));
+      const key = (el) => `${board.dataset.board}:${el.dataset.col},${el.dataset.row}`;
+      const at = (c, r) => board.querySelector(`.cell[data-col="${c}"][data-row="${r}"]`);
+      let pick = null;
+      for (const hit of board.querySelectorAll(".cell.m-hit, .cell.m-hit_unknown_owner")) {
+        for (const [dc, dr] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
+          const next = at(Number(hit.dataset.col) + dc, Number(hit.dataset.row) + dr);
+          if (ok(next) && !tried.has(key(next))) pick = pick || next;
+        }
+      }
+      if (!pick) {
+        const cells = [...board.querySelectorAll(".cell")].filter((el) => ok(el) && !tried.has(key(el)));
+        const parity = cells.filter((el) => (Number(el.dataset.col) + Number(el.dataset.row)) % 2 === 0);
+        pick = (parity.length ? parity : cells)[0];
+      }
+      if (!pick) return "stuck";
+      tried.add(key(pick));
+      pick.click();
+    }
+    return "gave-up";
+  });
+  if (result === "none") return false;
+  if (result !== "sent") throw new Error(`salvo: ${result}`);
+  // The answer: the round goes on without this page (or resolves).
+  await page.waitForFunction((before) => document.getElementById("app").dataset.states !== before || document.querySelector(".end"), states, { timeout: 20000 }).catch(async (error) => {
+    const toast = await page.locator("#toast").innerText().catch(() => "");
+    throw new Error(`the salvo got no answer (${toast}): ${error.message}`);
+  });
+  return true;
+}
+
+/** Plays salvo rounds and duel turns on every page until the end screen. */
+export async function playMultiToEnd(pages, { maxSteps = 4000, each } = {}) {
+  for (let step = 0; step < maxSteps; step += 1) {
+    let ended = 0;
+    for (const page of pages) if (await page.locator(".end").count()) ended += 1;
+    if (ended === pages.length) return;
+    let acted = false;
+    for (const page of pages) {
+      if (await page.locator(".end").count()) continue;
+      if (each) await each(page);
+      if (await playSalvo(page)) acted = true;
+      else if (await fireOnce(page)) acted = true;
+    }
+    if (!acted) await pages[0].waitForTimeout(50);
+  }
+  throw new Error("the game did not end");
 }

@@ -10,9 +10,10 @@ import { buildBoard, hullMap, buildShip, cellLabel } from "./board.js";
 import { h } from "./dom.js";
 import { renderPlacement, resetPlacement } from "./placement.js";
 import { Sound } from "./sound.js";
+import { renderShop, resetShop } from "./shop.js";
 
 const NICK_KEY = "broadside.nickname";
-const PRESETS = ["classic", "hasbro", "italia", "brasil"];
+const PRESETS = ["classic", "hasbro", "italia", "brasil", "shared", "space"];
 const LEVELS = ["easy", "medium", "hard", "expert"];
 
 /** Everything the page knows. Rendering reads it; frames and clicks change it. */
@@ -36,6 +37,10 @@ export const S = {
   hover: null,
   volley: [],
   salvo: {},
+  salvoAction: null,
+  laserEnd: "top",
+  tab: null,
+  roundSummary: null,
   special: null,
   bombardAxis: "row",
   pendingJoin: null,
@@ -93,8 +98,20 @@ export function seatName(seat) {
   if (seat === mySeat()) return t("you");
   const info = S.room?.seats?.find((s) => s.seat === seat);
   if (!info) return t("seat_n", { n: seat + 1 });
-  if (info.kind === "bot") return info.nickname || t("bot_named", { level: t(`level.${info.level || "medium"}`) });
+  if (info.kind === "bot") {
+    const name = info.nickname || t("bot_named", { level: t(`level.${info.level || "medium"}`) });
+    // Two bots of one level would share a name: the seat number tells them apart.
+    const twins = S.room.seats.filter((s) => s.kind === "bot" && s.level === info.level).length > 1;
+    return twins ? `${name} ${seat + 1}` : name;
+  }
   return info.nickname || t("seat_n", { n: seat + 1 });
+}
+
+/** Whose waters a shot fell in, as far as this viewer knows (R-9.3 in the shared sea). */
+function waterName(board, at) {
+  if (S.view?.mode !== "shared_sea") return seatName(board);
+  const block = blockIndexAt(at[0], at[1]);
+  return block >= 0 ? blockTitle(block) : "?";
 }
 
 export function rules() {
@@ -178,6 +195,7 @@ function onRoom(room) {
     S.view = null;
     S.previousView = null;
     resetPlacement();
+    resetShop();
   }
   if (S.room && S.room.started && !room.started) {
     // A rematch took the room back to its lobby.
@@ -185,6 +203,7 @@ function onRoom(room) {
     S.previousView = null;
     S.log = [];
     resetPlacement();
+    resetShop();
   }
   S.room = room;
   S.pendingJoin = null;
@@ -195,11 +214,14 @@ function onRoom(room) {
 
 function onState(frame) {
   const view = frame.view;
+  // Counted on the page so tests (and curious players) can tell frames apart.
+  S.states = (S.states || 0) + 1;
   const before = S.view;
   if (before && before.phase === "finished" && view.phase !== "finished") {
     // A rematch: a fresh game in the same room.
     S.log = [];
     resetPlacement();
+    resetShop();
   }
   S.previousView = before;
   S.view = view;
@@ -212,10 +234,22 @@ function onState(frame) {
     S.special = null;
     S.volley = [];
     S.salvo = {};
+    S.salvoAction = null;
   }
   if (before && JSON.stringify(before.to_move) !== JSON.stringify(view.to_move)) {
     S.volley = [];
     S.salvo = {};
+    S.salvoAction = null;
+  }
+  if (before && before.salvo_round && before.phase === "battle" && (frame.events || []).some((e) => e.event === "shot" || e.event === "action_used")) {
+    // The frame that resolved a salvo round: keep its story for the summary card.
+    S.roundSummary = summarizeRound(frame.events, S.salvoRoundNo || 1);
+  }
+  for (const event of frame.events || []) if (event.event === "round_started") S.salvoRoundNo = event.round;
+  const meNow = mySeat();
+  if (S.tab !== null && meNow !== null && view.to_move.includes(meNow) && !view.seats[S.tab]?.alive) {
+    // A fallen opponent's sea is no target: show a live one when it is time to shoot.
+    S.tab = null;
   }
   for (const event of frame.events || []) logEvent(event);
   const me = mySeat();
@@ -274,7 +308,7 @@ function logEvent(event) {
       const many = (rules()?.seats || 2) > 2;
       text = t(event.shooter === me ? `log_you_${key}` : `log_other_${key}`, {
         name: seatName(event.shooter),
-        cell: many ? `${label(event.at)} (${seatName(event.board)})` : label(event.at),
+        cell: many ? `${label(event.at)} (${waterName(event.board, event.at)})` : label(event.at),
         ship: ship || "",
       });
       kind = result;
@@ -395,6 +429,7 @@ function goHome() {
   S.log = [];
   S.chat = [];
   resetPlacement();
+  resetShop();
   history.pushState({}, "", "/");
   document.title = t("app_name");
   send({ type: "my_games" });
@@ -594,8 +629,23 @@ function setOptions(change, extra = {}) {
     preset: extra.preset ?? room.preset,
     seats: extra.seats ?? room.seats.length,
     options: extra.preset && extra.preset !== room.preset ? {} : options,
-    teams: null,
+    teams: teamsFor(extra, room),
   });
+}
+
+/** Teams survive an options change while the seat count stays; a new count rebalances them. */
+function teamsFor(extra, room) {
+  if (extra.teams !== undefined) return extra.teams;
+  const current = room.setup?.teams || null;
+  const seats = extra.seats ?? room.seats.length;
+  if (!current) return null;
+  if (seats < 4) return null;
+  return current.length === seats ? current : balancedTeams(seats);
+}
+
+/** Two teams, seats alternating, so each team has the same size (R-8.1). */
+function balancedTeams(seats) {
+  return Array.from({ length: seats }, (_, i) => i % 2);
 }
 
 function toggle(id, labelText, checked, onChange, disabled, hint) {
@@ -635,7 +685,13 @@ function describeRules(r) {
   const counts = new Map();
   for (const index of r.fleet) counts.set(index, (counts.get(index) || 0) + 1);
   const fleet = [...counts.entries()].map(([index, n]) => `${n} × ${shipTypeName(r.catalogue[index].id)} (${r.catalogue[index].shape.cells.length})`);
-  lines.push(t("desc_fleet", { fleet: fleet.join(", ") }));
+  if (r.fleet.length) lines.push(t("desc_fleet", { fleet: fleet.join(", ") }));
+  else lines.push(t("desc_space", { credits: r.credits }));
+  const seats = S.room?.seats?.length || r.seats || 2;
+  if (seats > 2) lines.push(t(r.salvo === "focus" ? "desc_salvo_focus" : "desc_salvo_spread", { n: r.shots_per_opponent }));
+  if (seats > 2) lines.push(r.round_seconds ? t("desc_round_timer", { n: r.round_seconds }) : t("desc_no_round_timer"));
+  if (r.has_teams) lines.push(t("desc_teams", { teams: teamList(r.teams) }));
+  if (r.mode === "shared_sea") lines.push(t("desc_shared"));
   if (r.preset === "brasil") lines.push(t(r.report === "per_volley" ? "desc_hard" : "desc_easy", { n: r.shots_per_turn }));
   else lines.push(t(r.hit_again ? "desc_hit_again" : "desc_one_shot"));
   lines.push(t(r.ships_may_touch ? "desc_may_touch" : "desc_no_touch"));
@@ -644,6 +700,59 @@ function describeRules(r) {
   lines.push(r.turn_seconds ? t("desc_turn_timer", { n: r.turn_seconds }) : t("desc_no_turn_timer"));
   lines.push(r.place_seconds ? t("desc_place_timer", { n: r.place_seconds }) : t("desc_no_place_timer"));
   return lines;
+}
+
+function teamList(teams) {
+  const groups = new Map();
+  teams.forEach((team, seat) => {
+    if (!groups.has(team)) groups.set(team, []);
+    groups.get(team).push(seatName(seat));
+  });
+  return [...groups.values()].map((names) => names.join(" + ")).join(" vs ");
+}
+
+/** Options of games of three or more, teams, the shared sea and space. */
+function multiOptions(room, disabled) {
+  const r = room.rules;
+  const items = [];
+  const seats = room.seats.length;
+  if (seats > 2) {
+    items.push(
+      h(
+        "fieldset",
+        { class: "radio-row" },
+        h("legend", {}, t("opt_salvo")),
+        ["spread", "focus"].map((value) =>
+          h("label", {}, h("input", { type: "radio", name: "salvo", value, checked: r.salvo === value, disabled, onchange: () => setOptions({ salvo: value }) }), " ", t(`opt_salvo_${value}`)),
+        ),
+      ),
+    );
+    items.push(
+      h(
+        "div",
+        { class: "sub-options" },
+        numberField("opt-per-opponent", t("opt_shots_per_opponent"), r.shots_per_opponent, 1, 10, (n) => setOptions({ shots_per_opponent: n }), disabled),
+        numberField("opt-round", t("opt_round_seconds"), r.round_seconds, 0, 600, (n) => setOptions({ round_seconds: n }), disabled, t("seconds_zero_off")),
+      ),
+    );
+  }
+  if (seats >= 4) {
+    items.push(
+      toggle("opt-teams", t("opt_teams"), r.has_teams, (v) => setOptions({}, { teams: v ? balancedTeams(seats) : null }), disabled, r.has_teams ? teamList(r.teams) : t("opt_teams_hint")),
+    );
+  }
+  if (r.mode === "space") {
+    items.push(
+      h(
+        "div",
+        { class: "sub-options" },
+        numberField("opt-credits", t("opt_credits"), r.credits, 10, 2000, (n) => setOptions({ credits: n }), disabled),
+        numberField("opt-shop", t("opt_shop_seconds"), r.shop_seconds, 0, 1200, (n) => setOptions({ shop_seconds: n }), disabled, t("seconds_zero_off")),
+      ),
+    );
+  }
+  items.push(toggle("opt-see-all", t("opt_spectators_see_all"), r.spectators_see_all, (v) => setOptions({ spectators_see_all: v }), disabled, t("opt_spectators_see_all_hint")));
+  return items;
 }
 
 const CUSTOM_IDS = { 5: "carrier", 4: "battleship", 3: "cruiser", 2: "destroyer", 1: "submarine" };
@@ -701,7 +810,8 @@ function renderOptions(room) {
     );
   }
   items.push(toggle("opt-touch", t("opt_may_touch"), r.ships_may_touch, (v) => setOptions({ ships_may_touch: v }), disabled, t("opt_may_touch_hint")));
-  items.push(
+  // The shared sea never rings sunk ships with water (R-9.5).
+  if (r.mode !== "shared_sea") items.push(
     toggle(
       "opt-ring",
       t("opt_water_ring"),
@@ -711,7 +821,8 @@ function renderOptions(room) {
       t("opt_water_ring_hint"),
     ),
   );
-  items.push(toggle("opt-specials", t("opt_specials"), r.specials, (v) => setOptions({ specials: v }), disabled, t("opt_specials_hint")));
+  // Space has its ships' abilities instead of the italia specials.
+  if (r.mode !== "space") items.push(toggle("opt-specials", t("opt_specials"), r.specials, (v) => setOptions({ specials: v }), disabled, t("opt_specials_hint")));
   if (r.specials) {
     items.push(
       h(
@@ -739,6 +850,8 @@ function renderOptions(room) {
       numberField("opt-place", t("opt_place_seconds"), r.place_seconds, 0, 1200, (n) => setOptions({ place_seconds: n }), disabled, t("seconds_zero_off")),
     ),
   );
+  items.push(...multiOptions(room, disabled));
+  if (!r.fleet.length) return h("div", { class: "options" }, items);
   // Custom fleet: counts per ship length. Line ships only (R-10.2); brasil's
   // seaplane is kept unless the host asks for a custom fleet.
   const entries = currentFleetEntries(r);
@@ -1054,6 +1167,88 @@ export function banner(text, mine, extra) {
 
 // ---------------------------------------------------------------- battle
 
+export function isShared() {
+  return S.view?.mode === "shared_sea";
+}
+
+export function isSpace() {
+  return S.view?.mode === "space";
+}
+
+/** The board a seat places on and defends: its own, or the one common sea (R-9). */
+export function ownBoardIndex(seat = mySeat()) {
+  return isShared() ? 0 : seat;
+}
+
+/** The size of a board as the view draws it: in the shared sea, the whole sea. */
+export function seaSize(index) {
+  const rows = S.view.boards[index]?.rows || [];
+  return rows.length ? { cols: rows[0].length, rows: rows.length } : S.view.board_size;
+}
+
+function originOf(block) {
+  return Array.isArray(block.origin) ? block.origin : [block.origin.col, block.origin.row];
+}
+
+/** The block of the shared sea that holds a cell, or -1. */
+export function blockIndexAt(col, row) {
+  const size = S.view.board_size;
+  return (S.view.blocks || []).findIndex((b) => {
+    const [c0, r0] = originOf(b);
+    return col >= c0 && row >= r0 && col < c0 + size.cols && row < r0 + size.rows;
+  });
+}
+
+export function isMate(seat) {
+  const me = mySeat();
+  if (me === null || seat === me || seat === null || seat === undefined) return false;
+  return S.view.seats[seat]?.team === S.view.seats[me]?.team;
+}
+
+function friendly(seat) {
+  return seat === mySeat() || isMate(seat);
+}
+
+/** What a block of the shared sea is to this viewer: own, mate, out (eliminated or empty) or foe. */
+export function blockRole(index) {
+  const b = S.view.blocks[index];
+  if (b.empty || b.eliminated) return "out";
+  if (b.owner !== null && b.owner !== undefined && friendly(b.owner)) return b.owner === mySeat() ? "own" : "mate";
+  return "foe";
+}
+
+export function blockTitle(index) {
+  const b = S.view.blocks[index];
+  if (b.empty) return t("block_empty");
+  const who = b.owner === null || b.owner === undefined ? t("block_unknown") : seatName(b.owner);
+  // Blocks are numbered in reading order so unknown owners stay apart.
+  return `${index + 1} · ${b.eliminated ? `${who} ✝` : who}`;
+}
+
+/** Draws the blocks onto a drawn shared sea: borders, the own and team blocks, owner tags (R-9.3). */
+export function decorateBlocks(element) {
+  if (!S.view?.blocks) return;
+  const grid = element.querySelector(".grid");
+  const size = S.view.board_size;
+  element.classList.add("shared-sea");
+  S.view.blocks.forEach((b, index) => {
+    const [c0, r0] = originOf(b);
+    const role = blockRole(index);
+    for (let r = r0; r < r0 + size.rows; r += 1) {
+      for (let c = c0; c < c0 + size.cols; c += 1) {
+        const el = grid.querySelector(`[data-col="${c}"][data-row="${r}"]`);
+        if (!el) continue;
+        el.classList.add(`blk-${role}`);
+        el.dataset.block = String(index);
+        if (c === c0) el.classList.add("blk-l");
+        if (r === r0) el.classList.add("blk-t");
+      }
+    }
+    const first = grid.querySelector(`[data-col="${c0}"][data-row="${r0}"]`);
+    if (first) first.append(h("span", { class: `block-tag tag-${role}`, "aria-hidden": "true" }, blockTitle(index)));
+  });
+}
+
 function freshCells(board) {
   const before = S.previousView?.boards?.[board]?.rows;
   const now = S.view.boards[board].rows;
@@ -1074,6 +1269,16 @@ function looksTargetable(mark) {
   return mark === "~" || mark === "!";
 }
 
+/** Whether a cell is a target for this viewer: an opponent's waters, not known yet. */
+function cellIsTarget(board, col, row) {
+  if (!looksTargetable(boardMark(board, col, row))) return false;
+  if (isShared()) {
+    const block = blockIndexAt(col, row);
+    return block >= 0 && blockRole(block) === "foe";
+  }
+  return board !== mySeat() && !isMate(board) && Boolean(S.view.seats[board]?.alive);
+}
+
 function myTurn() {
   const me = mySeat();
   return me !== null && S.view.phase === "battle" && S.view.to_move.includes(me);
@@ -1083,15 +1288,23 @@ function perVolley() {
   return rules().report === "per_volley";
 }
 
+function inside(board, c, r) {
+  const size = seaSize(board);
+  return c >= 0 && r >= 0 && c < size.cols && r < size.rows;
+}
+
+/** Every cell an area weapon or ability would touch (R-7.6–R-7.8, R-10.3). */
 function areaOf(kind, board, col, row) {
-  const size = S.view.board_size;
+  const size = seaSize(board);
   const cells = [];
-  if (kind === "wide" || kind === "radar") {
-    for (let dr = -1; dr <= 1; dr += 1) for (let dc = -1; dc <= 1; dc += 1) {
-      const c = col + dc;
-      const r = row + dr;
-      if (c >= 0 && r >= 0 && c < size.cols && r < size.rows) cells.push([c, r]);
+  if (kind === "wide" || kind === "radar" || kind === "scanner") {
+    for (let dr = -1; dr <= 1; dr += 1) for (let dc = -1; dc <= 1; dc += 1) if (inside(board, col + dc, row + dr)) cells.push([col + dc, row + dr]);
+  } else if (kind === "nuke") {
+    for (let dr = -2; dr <= 2; dr += 1) for (let dc = -2; dc <= 2; dc += 1) {
+      if (Math.abs(dr) + Math.abs(dc) <= 2 && inside(board, col + dc, row + dr)) cells.push([col + dc, row + dr]);
     }
+  } else if (kind === "laser") {
+    for (let r = 0; r < size.rows; r += 1) cells.push([col, r]);
   } else if (kind === "bombard") {
     if (S.bombardAxis === "row") for (let c = 0; c < size.cols; c += 1) cells.push([c, row]);
     else for (let r = 0; r < size.rows; r += 1) cells.push([col, r]);
@@ -1101,6 +1314,215 @@ function areaOf(kind, board, col, row) {
   return cells;
 }
 
+// ------------------------------------------------ salvo rounds (R-6)
+
+/** The opponents a salvo is shared among: their boards, or their blocks in the shared sea. */
+function salvoKeys() {
+  const view = S.view;
+  if (isShared()) return view.blocks.map((_, i) => i).filter((i) => blockRole(i) === "foe");
+  return view.boards.map((_, i) => i).filter((i) => i !== mySeat() && !isMate(i) && view.seats[i]?.alive);
+}
+
+function keyOfCell(board, col, row) {
+  return isShared() ? blockIndexAt(col, row) : board;
+}
+
+function boardOfKey(key) {
+  return isShared() ? 0 : Number(key);
+}
+
+function cellsOfKey(key) {
+  const board = boardOfKey(key);
+  if (!isShared()) {
+    const size = seaSize(board);
+    const out = [];
+    for (let r = 0; r < size.rows; r += 1) for (let c = 0; c < size.cols; c += 1) out.push([c, r]);
+    return out;
+  }
+  const [c0, r0] = originOf(S.view.blocks[key]);
+  const size = S.view.board_size;
+  const out = [];
+  for (let r = r0; r < r0 + size.rows; r += 1) for (let c = c0; c < c0 + size.cols; c += 1) out.push([c, r]);
+  return out;
+}
+
+function targetableIn(key, limit) {
+  const board = boardOfKey(key);
+  let n = 0;
+  for (const [c, r] of cellsOfKey(key)) {
+    if (looksTargetable(boardMark(board, c, r))) n += 1;
+    if (n >= limit) break;
+  }
+  return n;
+}
+
+function actionKey() {
+  const a = S.salvoAction;
+  if (!a) return null;
+  if (isShared() && a.center) return blockIndexAt(a.center[0], a.center[1]);
+  return a.board;
+}
+
+function focusKey() {
+  for (const [key, list] of Object.entries(S.salvo)) if (list.length) return Number(key);
+  return null;
+}
+
+/** Shots still owed to one opponent, and how many they may take (R-6.3, R-6.5). */
+function salvoNeed(key) {
+  const per = rules().shots_per_opponent;
+  const chosen = (S.salvo[key] || []).length;
+  if (rules().salvo === "focus") {
+    const total = per * salvoKeys().length;
+    if (S.salvoAction) return { chosen, due: 0 };
+    const focus = focusKey();
+    if (focus !== null && focus !== Number(key)) return { chosen, due: 0 };
+    return { chosen, due: targetableIn(key, total) };
+  }
+  if (S.salvoAction && actionKey() === Number(key)) return { chosen, due: 0 };
+  return { chosen, due: targetableIn(key, per) };
+}
+
+function salvoComplete() {
+  const keys = salvoKeys();
+  if (rules().salvo === "focus") {
+    if (S.salvoAction) return keys.every((k) => !(S.salvo[k] || []).length);
+    const focus = focusKey();
+    return focus !== null && (S.salvo[focus] || []).length === salvoNeed(focus).due;
+  }
+  return keys.every((k) => {
+    const need = salvoNeed(k);
+    return need.chosen === need.due;
+  });
+}
+
+function salvoTotals() {
+  const keys = salvoKeys();
+  const chosen = keys.reduce((n, k) => n + (S.salvo[k] || []).length, 0);
+  let due;
+  if (rules().salvo === "focus") {
+    const focus = focusKey();
+    due = S.salvoAction ? 0 : focus !== null ? salvoNeed(focus).due : rules().shots_per_opponent * keys.length;
+  } else {
+    due = keys.reduce((n, k) => n + salvoNeed(k).due, 0);
+  }
+  return { chosen, due };
+}
+
+function toggleSalvoCell(board, col, row) {
+  const key = keyOfCell(board, col, row);
+  if (key < 0 || !salvoKeys().includes(key) || !cellIsTarget(board, col, row)) {
+    const role = isShared() && key >= 0 ? blockRole(key) : null;
+    const code = role === "own" ? "own_board" : role === "mate" || (!isShared() && isMate(board)) ? "own_team" : "not_targetable";
+    toast(t(`err.${code}`), "error");
+    return;
+  }
+  const list = (S.salvo[key] = S.salvo[key] || []);
+  const index = list.findIndex(([c, r]) => c === col && r === row);
+  if (index >= 0) {
+    list.splice(index, 1);
+  } else {
+    if (S.salvoAction && (rules().salvo === "focus" || actionKey() === key)) {
+      // A shot here takes back the ability that replaced these shots.
+      S.salvoAction = null;
+    }
+    const focus = focusKey();
+    if (rules().salvo === "focus" && focus !== null && focus !== key) {
+      toast(t("focus_one_opponent"), "error");
+      return;
+    }
+    const need = salvoNeed(key);
+    if (list.length >= need.due) {
+      toast(t("salvo_full", { n: need.due }), "error");
+      return;
+    }
+    list.push([col, row]);
+  }
+  const totals = salvoTotals();
+  announce(t("salvo_count", { n: totals.chosen, total: totals.due }));
+  render();
+}
+
+function submitSalvo() {
+  const shots = [];
+  for (const [key, cells] of Object.entries(S.salvo)) for (const at of cells) shots.push({ board: boardOfKey(key), at });
+  send({ type: "command", command: { cmd: "salvo", shots, action: S.salvoAction || null } });
+}
+
+/** The round's results in words, from the events of the frame that resolved it. */
+function summarizeRound(events, round) {
+  const shots = events.filter((e) => e.event === "shot");
+  const others = events.filter((e) => ["sunk", "eliminated", "action_used", "reinforced", "game_over"].includes(e.event));
+  if (!shots.length && !others.some((e) => e.event === "action_used")) return null;
+  const byShooter = new Map();
+  for (const e of shots) {
+    if (!byShooter.has(e.shooter)) byShooter.set(e.shooter, []);
+    byShooter.get(e.shooter).push(e);
+  }
+  return { round, byShooter: [...byShooter.entries()], others };
+}
+
+function resultIcon(result) {
+  return result === "miss" ? "💧" : result === "hit" ? "🔥" : "☠";
+}
+
+function renderRoundSummary() {
+  const sum = S.roundSummary;
+  if (!sum) return null;
+  const me = mySeat();
+  const lines = sum.byShooter.map(([shooter, list]) => {
+    const byBoard = new Map();
+    for (const e of list) {
+      const target = isShared() ? (() => {
+        const b = blockIndexAt(e.at[0], e.at[1]);
+        return b >= 0 ? blockTitle(b) : "?";
+      })() : seatName(e.board);
+      if (!byBoard.has(target)) byBoard.set(target, []);
+      byBoard.get(target).push(e);
+    }
+    return h(
+      "li",
+      { class: shooter === me ? "mine" : "" },
+      h("b", {}, seatName(shooter)),
+      [...byBoard.entries()].map(([target, shotsOn]) =>
+        h(
+          "span",
+          { class: "sum-target" },
+          ` → ${target}: `,
+          shotsOn.map((e) => h("span", { class: `sum-shot r-${e.result}`, title: t(`result.${e.result}`) }, `${label(e.at)} ${resultIcon(e.result)} `)),
+        ),
+      ),
+    );
+  });
+  const extra = sum.others.map((e) => {
+    if (e.event === "sunk") return h("li", { class: "sum-sunk" }, "☠ ", e.owner === me ? t("log_your_ship_sunk", { ship: shipTypeName(e.ship).toLowerCase() }) : t("log_ship_sunk", { ship: shipTypeName(e.ship).toLowerCase(), name: seatName(e.owner) }));
+    if (e.event === "eliminated") return h("li", { class: "sum-out" }, "✝ ", e.seat === me ? t("log_you_eliminated") : t("log_eliminated", { name: seatName(e.seat) }));
+    if (e.event === "action_used") return h("li", {}, "⚡ ", t("log_action", { name: seatName(e.seat), action: t(`special.${e.kind}`) }), e.board !== undefined && e.board !== null && !isShared() ? ` → ${seatName(e.board)}` : "");
+    if (e.event === "reinforced") return h("li", {}, "🛩 ", t("log_reinforced", { name: seatName(e.seat), n: e.count }));
+    return null;
+  });
+  return h(
+    "section",
+    { class: "card round-summary", id: "round-summary", "aria-live": "polite" },
+    h(
+      "div",
+      { class: "summary-head" },
+      h("h2", {}, t("round_summary", { round: sum.round })),
+      h("button", { class: "icon-button", type: "button", id: "close-summary", "aria-label": t("close"), onclick: () => { S.roundSummary = null; render(); } }, "✕"),
+    ),
+    h("ul", { class: "summary-list" }, lines, extra),
+  );
+}
+
+// ------------------------------------------------ firing
+
+function buildAction(kind, board, col, row) {
+  if (kind === "bombard") return { kind, board, line: S.bombardAxis === "row" ? { row } : { column: col } };
+  if (kind === "laser") return { kind, board, column: col, from: S.laserEnd };
+  if (kind === "nuke") return { kind, board, at: [col, row] };
+  return { kind, board, center: [col, row] };
+}
+
 function fireAt(board, col, row) {
   if (!myTurn()) {
     toast(t("err.not_your_turn"), "error");
@@ -1108,12 +1530,19 @@ function fireAt(board, col, row) {
   }
   const mark = boardMark(board, col, row);
   if (S.special) {
-    const kind = S.special;
-    let action;
-    if (kind === "bombard") action = { kind, board, line: S.bombardAxis === "row" ? { row } : { column: col } };
-    else action = { kind, board, center: [col, row] };
-    send({ type: "command", command: { cmd: "ability", action } });
+    const action = buildAction(S.special, board, col, row);
     S.special = null;
+    if (S.view.salvo_round) {
+      const key = isShared() ? blockIndexAt(col, row) : board;
+      S.salvoAction = action;
+      if (rules().salvo === "focus") S.salvo = {};
+      else S.salvo[key] = [];
+      announce(t("ability_set", { action: t(`special.${action.kind}`), name: isShared() ? blockTitle(key) : seatName(board) }));
+      render();
+      return;
+    }
+    send({ type: "command", command: { cmd: "ability", action } });
+    render();
     return;
   }
   if (perVolley()) {
@@ -1127,11 +1556,7 @@ function fireAt(board, col, row) {
     return;
   }
   if (S.view.salvo_round) {
-    const list = (S.salvo[board] = S.salvo[board] || []);
-    const index = list.findIndex(([c, r]) => c === col && r === row);
-    if (index >= 0) list.splice(index, 1);
-    else if (looksTargetable(mark) && list.length < rules().shots_per_opponent) list.push([col, row]);
-    render();
+    toggleSalvoCell(board, col, row);
     return;
   }
   send({ type: "command", command: { cmd: "fire", target: { board, at: [col, row] } } });
@@ -1142,36 +1567,33 @@ function submitVolley() {
   S.volley = [];
 }
 
-function submitSalvo() {
-  const shots = [];
-  for (const [board, cells] of Object.entries(S.salvo)) for (const at of cells) shots.push({ board: Number(board), at });
-  send({ type: "command", command: { cmd: "salvo", shots, action: null } });
-  S.salvo = {};
-}
-
-function targetBoards() {
-  const me = mySeat();
-  return S.view.boards.map((b, index) => ({ ...b, index })).filter((b) => b.owner !== me);
-}
+// ------------------------------------------------ boards
 
 function renderTargetBoard(board, interactive) {
   const view = S.view;
-  const sunkShips = view.ships.filter((s) => s.owner === board.index);
+  const size = seaSize(board.index);
+  const known = isShared() ? view.ships : view.ships.filter((s) => s.owner === board.index);
   const element = buildBoard({
-    size: view.board_size,
+    size,
     axis: view.letter_axis,
     markAt: (c, r) => boardMark(board.index, c, r),
-    hull: hullMap(sunkShips),
+    hull: hullMap(known),
     id: String(board.index),
     interactive,
-    caption: t("board_of", { name: seatName(board.index) }),
+    caption: isShared() ? t("shared_sea") : t("board_of", { name: seatName(board.index) }),
     fresh: freshCells(board.index),
   });
   element.classList.add("target-board");
+  if (isShared()) decorateBlocks(element);
   if (interactive && myTurn()) element.classList.add("armed");
   const grid = element.querySelector(".grid");
-  const selected = perVolley() ? S.volley : S.salvo[board.index] || [];
+  const selected = perVolley() ? S.volley : isShared() ? Object.values(S.salvo).flat() : S.salvo[board.index] || [];
   for (const [c, r] of selected) grid.querySelector(`[data-col="${c}"][data-row="${r}"]`)?.classList.add("chosen");
+  const action = S.salvoAction;
+  if (action && (action.board === board.index || isShared())) {
+    const [c, r] = action.center || action.at || (action.column !== undefined ? [action.column, action.from === "bottom" ? size.rows - 1 : 0] : [null, null]);
+    if (c !== null) for (const [ac, ar] of areaOf(action.kind, board.index, c, r)) grid.querySelector(`[data-col="${ac}"][data-row="${ar}"]`)?.classList.add("area", "area-set");
+  }
   if (!interactive) return element;
 
   const cursor = S.cursor && S.cursor.board === board.index ? S.cursor : null;
@@ -1181,19 +1603,29 @@ function renderTargetBoard(board, interactive) {
   if (focusCell) focusCell.classList.add("cursor");
 
   const preview = (col, row) => {
-    for (const el of grid.querySelectorAll(".area")) el.classList.remove("area");
+    for (const el of grid.querySelectorAll(".area:not(.area-set)")) el.classList.remove("area", "laser-end");
     if (!S.special) return;
-    for (const [c, r] of areaOf(S.special, board.index, col, row)) grid.querySelector(`[data-col="${c}"][data-row="${r}"]`)?.classList.add("area");
+    const cells = areaOf(S.special, board.index, col, row);
+    for (const [c, r] of cells) grid.querySelector(`[data-col="${c}"][data-row="${r}"]`)?.classList.add("area");
+    if (S.special === "laser") {
+      const end = S.laserEnd === "bottom" ? size.rows - 1 : 0;
+      grid.querySelector(`[data-col="${col}"][data-row="${end}"]`)?.classList.add("laser-end");
+    }
   };
   const describe = (col, row) => {
     const mark = boardMark(board.index, col, row);
     const cellText = `${cellLabel(view.letter_axis, col, row)}`;
-    const state = looksTargetable(mark) ? (myTurn() ? t("hover_fire") : t("hover_target_wait")) : t("hover_not_target", { what: t(`mark.${markKeyOf(mark)}`) });
+    const target = cellIsTarget(board.index, col, row);
+    let state;
+    if (S.special) state = t(`special_hint.${S.special}`);
+    else if (target) state = myTurn() ? t("hover_fire") : t("hover_target_wait");
+    else if (looksTargetable(mark)) state = t("hover_not_target", { what: t("mark.no_target") });
+    else state = t("hover_not_target", { what: t(`mark.${markKeyOf(mark)}`) });
     const info = document.getElementById(`hover-${board.index}`);
     if (info) {
       info.innerHTML = "";
       info.append(h("b", {}, cellText), " · ", state);
-      info.classList.toggle("bad", !looksTargetable(mark));
+      info.classList.toggle("bad", !target && !S.special);
     }
   };
   grid.addEventListener("pointerover", (e) => {
@@ -1205,7 +1637,7 @@ function renderTargetBoard(board, interactive) {
     preview(col, row);
   });
   grid.addEventListener("pointerleave", () => {
-    for (const el of grid.querySelectorAll(".area")) el.classList.remove("area");
+    for (const el of grid.querySelectorAll(".area:not(.area-set)")) el.classList.remove("area", "laser-end");
   });
   grid.addEventListener("focusin", (e) => {
     const cell = e.target.closest(".cell");
@@ -1226,7 +1658,6 @@ function renderTargetBoard(board, interactive) {
     if (!cell) return;
     let col = Number(cell.dataset.col);
     let row = Number(cell.dataset.row);
-    const size = view.board_size;
     const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
     if (moves[e.key]) {
       e.preventDefault();
@@ -1240,8 +1671,9 @@ function renderTargetBoard(board, interactive) {
       e.preventDefault();
       S.cursor = { board: board.index, col, row };
       fireAt(board.index, col, row);
-    } else if ((e.key === "r" || e.key === "R") && S.special === "bombard") {
-      S.bombardAxis = S.bombardAxis === "row" ? "column" : "row";
+    } else if ((e.key === "r" || e.key === "R") && (S.special === "bombard" || S.special === "laser")) {
+      if (S.special === "bombard") S.bombardAxis = S.bombardAxis === "row" ? "column" : "row";
+      else S.laserEnd = S.laserEnd === "top" ? "bottom" : "top";
       preview(col, row);
     }
   });
@@ -1267,66 +1699,107 @@ function moveCursor(grid, col, row) {
 
 function renderOwnBoard(seat) {
   const view = S.view;
-  return buildBoard({
-    size: view.board_size,
+  const index = ownBoardIndex(seat);
+  const element = buildBoard({
+    size: seaSize(index),
     axis: view.letter_axis,
-    markAt: (c, r) => boardMark(seat, c, r),
-    hull: hullMap(view.ships.filter((s) => s.owner === seat)),
-    id: String(seat),
-    caption: seat === mySeat() ? t("your_waters") : t("board_of", { name: seatName(seat) }),
-    fresh: freshCells(seat),
+    markAt: (c, r) => boardMark(index, c, r),
+    hull: hullMap(isShared() ? view.ships : view.ships.filter((s) => s.owner === seat)),
+    id: String(index),
+    caption: isShared() ? t("shared_sea") : seat === mySeat() ? t("your_waters") : t("board_of", { name: seatName(seat) }),
+    fresh: freshCells(index),
   });
+  if (isShared()) decorateBlocks(element);
+  return element;
 }
+
+// ------------------------------------------------ abilities and specials
+
+const ABILITY_ORDER = ["laser", "scanner", "nuke", "reserve", "wide", "bombard", "radar"];
+const ABILITY_ICON = { laser: "🔦", scanner: "📡", nuke: "☢️", reserve: "🛩", wide: "💥", bombard: "✈️", radar: "📡" };
 
 function specialsBar() {
   const view = S.view;
-  const kinds = ["wide", "bombard", "radar"].filter((k) => view.abilities?.[k]);
-  if (!kinds.length) return null;
+  const me = mySeat();
+  const kinds = ABILITY_ORDER.filter((k) => view.abilities?.[k]);
+  if (!kinds.length || me === null || !view.seats[me]?.alive) return null;
   const turnShots = view.shots_this_turn || 0;
+  const salvoOpponent = !isShared() && salvoKeys().includes(S.tab) ? S.tab : salvoKeys()[0];
   return h(
     "div",
-    { class: "specials", role: "group", "aria-label": t("specials") },
-    h("span", { class: "specials-title" }, t("specials")),
+    { class: "specials", role: "group", "aria-label": t(isSpace() ? "abilities" : "specials") },
+    h("span", { class: "specials-title" }, t(isSpace() ? "abilities" : "specials")),
     kinds.map((kind) => {
       const a = view.abilities[kind];
-      const usable = a.ready && myTurn() && turnShots === 0;
-      const locked = !a.ready && a.uses_left > 0 && kind === "bombard" && (view.round || 0) < 10;
-      const note = a.uses_left === 0 ? t("no_uses") : locked ? t("unlocks_turn", { n: 10, now: view.round || 0 }) : t("uses_left", { n: a.uses_left });
+      const special = a.uses_left !== undefined && a.uses_left !== null;
+      const usable = a.ready && myTurn() && (view.salvo_round || !special || turnShots === 0);
+      let note;
+      let locked = false;
+      if (special) {
+        locked = !a.ready && a.uses_left > 0 && kind === "bombard" && (view.round || 0) < 10;
+        note = a.uses_left === 0 ? t("no_uses") : locked ? t("unlocks_turn", { n: 10, now: view.round || 0 }) : t("uses_left", { n: a.uses_left });
+      } else {
+        locked = !a.ready;
+        note = a.ready ? t("ability_ready") : t("ability_next_round", { n: a.next_round, now: view.round || 0 });
+      }
+      const chosen = S.special === kind || (S.salvoAction && S.salvoAction.kind === kind);
       return h(
         "button",
         {
           type: "button",
-          class: `special ${S.special === kind ? "active" : ""} ${locked ? "locked" : ""}`,
+          class: `special ${chosen ? "active" : ""} ${locked ? "locked" : ""} ${a.ready ? "is-ready" : ""}`,
           id: `special-${kind}`,
           disabled: !usable,
-          "aria-pressed": String(S.special === kind),
+          "aria-pressed": String(Boolean(chosen)),
           onclick: () => {
+            if (kind === "reserve") {
+              const action = { kind: "reserve", board: null, cells: null };
+              if (view.salvo_round) {
+                if (S.salvoAction?.kind === "reserve") S.salvoAction = null;
+                else {
+                  action.board = salvoOpponent;
+                  S.salvoAction = action;
+                  if (rules().salvo === "focus") S.salvo = {};
+                  else S.salvo[salvoOpponent] = [];
+                  announce(t("ability_set", { action: t("special.reserve"), name: seatName(salvoOpponent) }));
+                }
+              } else {
+                send({ type: "command", command: { cmd: "ability", action } });
+              }
+              S.special = null;
+              render();
+              return;
+            }
             S.special = S.special === kind ? null : kind;
             if (S.special) announce(t(`special_hint.${kind}`));
             render();
           },
         },
-        h("span", { class: "special-icon", "aria-hidden": "true" }, { wide: "💥", bombard: "✈️", radar: "📡" }[kind]),
+        h("span", { class: "special-icon", "aria-hidden": "true" }, ABILITY_ICON[kind]),
         h("span", { class: "special-name" }, t(`special.${kind}`)),
         h("small", {}, locked ? `🔒 ${note}` : note),
       );
     }),
     S.special === "bombard"
+      ? h("button", { class: "button small", type: "button", onclick: () => { S.bombardAxis = S.bombardAxis === "row" ? "column" : "row"; render(); } }, `↻ ${t(S.bombardAxis === "row" ? "bombard_row" : "bombard_column")}`)
+      : null,
+    S.special === "laser"
       ? h(
           "button",
-          {
-            type: "button",
-            class: "button small",
-            onclick: () => {
-              S.bombardAxis = S.bombardAxis === "row" ? "column" : "row";
-              render();
-            },
-          },
-          `↻ ${t(S.bombardAxis === "row" ? "bombard_row" : "bombard_column")}`,
+          { class: "button small", type: "button", id: "laser-end", onclick: () => { S.laserEnd = S.laserEnd === "top" ? "bottom" : "top"; render(); } },
+          S.laserEnd === "top" ? `↓ ${t("laser_from_top")}` : `↑ ${t("laser_from_bottom")}`,
         )
       : null,
     S.special ? h("span", { class: "special-hint" }, t(`special_hint.${S.special}`)) : null,
+    S.salvoAction
+      ? h("button", { class: "button small ghost", type: "button", id: "cancel-ability", onclick: () => { S.salvoAction = null; render(); } }, `✕ ${t("ability_cancel", { action: t(`special.${S.salvoAction.kind}`) })}`)
+      : null,
   );
+}
+
+function watching() {
+  const me = mySeat();
+  return me !== null && S.view.seats[me] && !S.view.seats[me].alive;
 }
 
 function battleBanner() {
@@ -1336,9 +1809,15 @@ function battleBanner() {
     const mover = view.to_move.map(seatName).join(", ");
     return banner(t("watching_turn", { name: mover }), false);
   }
+  if (watching()) {
+    return banner(t("you_are_watching"), false, h("small", { class: "watch-note" }, ` — ${t("full_vision_note")} · ${t("watching_turn", { name: view.to_move.map(seatName).join(", ") })}`));
+  }
   if (view.salvo_round) {
     const waiting = view.to_move.includes(me);
-    return banner(waiting ? t("salvo_your_turn", { n: rules().shots_per_opponent }) : t("salvo_waiting"), waiting);
+    if (!waiting) return banner(t("salvo_waiting_for", { names: view.to_move.map(seatName).join(", ") || "…" }), false);
+    const totals = salvoTotals();
+    const key = rules().salvo === "focus" ? "salvo_focus_turn" : "salvo_your_turn";
+    return banner(t(key, { n: rules().shots_per_opponent * (rules().salvo === "focus" ? salvoKeys().length : 1) }), true, h("small", { class: "salvo-count", id: "salvo-count" }, ` · ${t("salvo_count", { n: totals.chosen, total: totals.due })}`));
   }
   if (myTurn()) {
     let text = t("your_turn");
@@ -1346,6 +1825,8 @@ function battleBanner() {
       text = perVolley()
         ? t("volley_turn", { n: rules().shots_per_turn })
         : t("shots_turn", { k: (view.shots_this_turn || 0) + 1, n: rules().shots_per_turn });
+    } else if (rules().max_shots_per_turn) {
+      text = `${t("your_turn")} · ${t("shot_of_max", { k: (view.shots_this_turn || 0) + 1, n: rules().max_shots_per_turn })}`;
     }
     return banner(text, true);
   }
@@ -1367,23 +1848,117 @@ function volleySummary(board) {
   );
 }
 
+/** The boards other than the viewer's own: opponents first, then team-mates. */
+function otherBoards() {
+  const me = mySeat();
+  const list = S.view.boards.map((b, index) => ({ ...b, index })).filter((b) => b.index !== me);
+  return [...list.filter((b) => !isMate(b.index)), ...list.filter((b) => isMate(b.index))];
+}
+
+/** Picks a sensible board to show: the current tab if it still makes sense, else a live opponent. */
+function chooseTab() {
+  const boards = otherBoards();
+  const ids = boards.map((b) => b.index);
+  const live = boards.filter((b) => !isMate(b.index) && S.view.seats[b.index]?.alive).map((b) => b.index);
+  if (!ids.includes(S.tab)) S.tab = live[0] ?? ids[0];
+}
+
+function tabBar(boards) {
+  const view = S.view;
+  return h(
+    "div",
+    { class: "sea-tabs", role: "tablist", "aria-label": t("opponents") },
+    boards.map((b) => {
+      const seat = view.seats[b.index];
+      const mate = isMate(b.index);
+      const need = view.salvo_round && myTurn() && salvoKeys().includes(b.index) ? salvoNeed(b.index) : null;
+      const hasAction = S.salvoAction && actionKey() === b.index;
+      const badge = need
+        ? h("span", { class: `due ${need.chosen === need.due ? "done" : ""}`, "data-due": String(need.due), "data-chosen": String(need.chosen) }, hasAction ? `⚡ ${t(`special.${S.salvoAction.kind}`)}` : `${need.chosen}/${need.due}`)
+        : null;
+      return h(
+        "button",
+        {
+          type: "button",
+          role: "tab",
+          id: `sea-tab-${b.index}`,
+          class: `sea-tab ${S.tab === b.index ? "active" : ""} ${mate ? "mate" : ""} ${seat?.alive ? "" : "out"}`,
+          "aria-selected": String(S.tab === b.index),
+          dataset: { board: String(b.index) },
+          onclick: () => {
+            S.tab = b.index;
+            render();
+          },
+        },
+        h("span", { "aria-hidden": "true" }, mate ? "🤝 " : seat?.alive ? "🎯 " : "✝ "),
+        seatName(b.index),
+        h("small", { class: "tab-ships" }, ` ${seat?.ships_afloat ?? "?"}/${seat?.ships_total ?? "?"}`),
+        badge,
+      );
+    }),
+  );
+}
+
+function targetCard(b, interactive) {
+  const view = S.view;
+  const me = mySeat();
+  const mate = isMate(b.index);
+  const seat = view.seats[b.index];
+  const title = isShared() ? t("shared_sea") : mate ? t("mate_waters", { name: seatName(b.index) }) : t("board_of", { name: seatName(b.index) });
+  return h(
+    "section",
+    { class: `board-card target ${interactive && myTurn() ? "armed" : ""} ${mate ? "mate" : ""}` },
+    h("h2", {}, me === null || watching() ? "" : isShared() ? "🌊 " : mate ? "🤝 " : "🎯 ", title),
+    renderTargetBoard(b, interactive),
+    h("p", { class: "hover-info", id: `hover-${b.index}`, "aria-hidden": "true" }, t("hover_help")),
+    !isShared() && seat ? h("p", { class: "board-note muted" }, seat.alive ? t("afloat_n", { n: seat.ships_afloat, total: seat.ships_total }) : t("eliminated_tag")) : null,
+    volleySummary(b.index),
+  );
+}
+
 function renderBattle() {
   const view = S.view;
   const me = mySeat();
-  const targets = targetBoards();
-  const ownBoard = me !== null
-    ? h("section", { class: "board-card own" }, h("h2", {}, "🛡 ", t("your_waters")), renderOwnBoard(me), h("p", { class: "board-note muted" }, t("afloat_n", { n: view.seats[me].ships_afloat, total: view.seats[me].ships_total })))
-    : null;
-  const targetCards = targets.map((b) =>
-    h(
-      "section",
-      { class: `board-card target ${myTurn() ? "armed" : ""}` },
-      h("h2", {}, me === null ? "" : "🎯 ", t("board_of", { name: seatName(b.index) })),
-      renderTargetBoard(b, me !== null && view.seats[me]?.alive),
-      h("p", { class: "hover-info", id: `hover-${b.index}`, "aria-hidden": "true" }, t("hover_help")),
-      volleySummary(b.index),
-    ),
-  );
+  const alive = me !== null && view.seats[me]?.alive;
+  let boardsArea;
+  let count;
+  if (isShared()) {
+    const sea = { ...view.boards[0], index: 0 };
+    const card = targetCard(sea, alive);
+    card.classList.add("sea-card");
+    if (view.salvo_round && myTurn()) {
+      // The shots still due per opponent's block (R-9.4: each block is one opponent).
+      card.insertBefore(
+        h(
+          "div",
+          { class: "block-dues", "aria-label": t("opponents") },
+          salvoKeys().map((key) => {
+            const need = salvoNeed(key);
+            return h("span", { class: `block-due ${need.chosen === need.due ? "done" : ""}`, dataset: { block: String(key) } }, `🎯 ${blockTitle(key)} · ${need.chosen}/${need.due}`);
+          }),
+        ),
+        card.children[1],
+      );
+    }
+    boardsArea = [card];
+    count = 1;
+  } else {
+    const others = otherBoards();
+    chooseTab();
+    const ownBoard = me !== null && !watching()
+      ? h("section", { class: "board-card own" }, h("h2", {}, "🛡 ", t("your_waters")), renderOwnBoard(me), h("p", { class: "board-note muted" }, t("afloat_n", { n: view.seats[me].ships_afloat, total: view.seats[me].ships_total })))
+      : null;
+    if (others.length <= 1) {
+      boardsArea = [...others.map((b) => targetCard(b, alive && !isMate(b.index) && view.seats[b.index]?.alive)), ownBoard];
+      count = others.length + (ownBoard ? 1 : 0);
+    } else {
+      const shown = others.find((b) => b.index === S.tab) || others[0];
+      const interactive = alive && !isMate(shown.index) && Boolean(view.seats[shown.index]?.alive);
+      const mine = watching() ? h("section", { class: "board-card own" }, h("h2", {}, "🛡 ", t("your_waters")), renderOwnBoard(me)) : ownBoard;
+      boardsArea = [h("div", { class: "tabbed" }, tabBar(others), targetCard(shown, interactive)), mine];
+      count = 2;
+    }
+  }
   const actions = [];
   if (me !== null && perVolley() && myTurn()) {
     actions.push(
@@ -1395,10 +1970,16 @@ function renderBattle() {
     );
   }
   if (me !== null && view.salvo_round && view.to_move.includes(me)) {
-    const total = Object.values(S.salvo).reduce((n, l) => n + l.length, 0);
-    actions.push(h("button", { class: "button primary big", type: "button", id: "submit-salvo", onclick: submitSalvo }, `💥 ${t("submit_salvo", { n: total })}`));
+    const totals = salvoTotals();
+    actions.push(
+      h(
+        "button",
+        { class: "button primary big", type: "button", id: "submit-salvo", disabled: !salvoComplete(), onclick: submitSalvo },
+        `💥 ${t("submit_salvo_of", { n: totals.chosen, total: totals.due })}${S.salvoAction ? ` + ⚡ ${t(`special.${S.salvoAction.kind}`)}` : ""}`,
+      ),
+    );
   }
-  const resign = me !== null && view.seats[me]?.alive
+  const resign = alive
     ? h(
         "button",
         {
@@ -1414,10 +1995,12 @@ function renderBattle() {
     : null;
   return h(
     "main",
-    { class: "game battle" },
+    { class: `game battle ${watching() ? "is-watching" : ""}` },
     battleBanner(),
+    watching() ? h("p", { class: "watch-badge", id: "watching" }, `👁 ${t("you_are_watching")}`) : null,
+    renderRoundSummary(),
     h("div", { class: "action-bar" }, specialsBar(), actions, h("div", { class: "spacer" }), resign),
-    h("div", { class: "play-area" }, h("div", { class: `boards boards-${targets.length + (ownBoard ? 1 : 0)}` }, targetCards, ownBoard), renderSide()),
+    h("div", { class: "play-area" }, h("div", { class: `boards boards-${count} ${isShared() ? "boards-sea" : ""}` }, boardsArea), renderSide()),
   );
 }
 
@@ -1475,7 +2058,7 @@ function renderEnd() {
     h("tbody", {}, statRows),
   );
   const boards = view.boards.map((b, index) =>
-    h("section", { class: "board-card" }, h("h2", {}, index === me ? t("your_waters") : t("board_of", { name: seatName(index) })), renderOwnBoard(index)),
+    h("section", { class: "board-card" }, h("h2", {}, isShared() ? t("shared_sea") : index === me ? t("your_waters") : t("board_of", { name: seatName(index) })), renderOwnBoard(index)),
   );
   return h(
     "main",
@@ -1544,10 +2127,6 @@ function closeRules() {
 
 // ---------------------------------------------------------------- render
 
-function renderShop() {
-  return h("main", { class: "game" }, banner(t("shop_unsupported"), false));
-}
-
 export function render() {
   const active = document.activeElement;
   const activeId = active?.id;
@@ -1561,6 +2140,7 @@ export function render() {
   else screen = renderEnd();
   const phaseClass = S.view && S.room?.started ? `phase-${S.view.phase}` : S.room ? "phase-lobby" : "phase-home";
   document.body.className = `${phaseClass} preset-${S.room?.preset || S.homePreset}`;
+  app.dataset.states = String(S.states || 0);
   app.replaceChildren(renderHeader(), screen, S.rulesOpen ? renderRules() : h("span"));
   // Keep keyboard focus where it was across the re-render.
   if (activeCell && activeCell.board !== undefined) {

@@ -5,7 +5,7 @@
 // Whether a position is legal is always asked of the server (check_layout);
 // the client only draws what the answer says.
 
-import { S, send, getLink, render, announce, toast, rules, mySeat, banner, shipTypeName, label, seatName as nameOf } from "./app.js";
+import { S, send, getLink, render, announce, toast, rules, mySeat, banner, shipTypeName, label, seatName as nameOf, ownBoardIndex, seaSize, decorateBlocks, isShared } from "./app.js";
 import { t, errorText } from "./i18n.js";
 import { buildBoard, buildShip, rotatedCells, hullMap } from "./board.js";
 import { h } from "./dom.js";
@@ -33,10 +33,22 @@ export function resetPlacement() {
 
 function fleet() {
   const r = rules();
-  return r.fleet.map((typeIndex, index) => {
-    const type = r.catalogue[typeIndex];
-    return { index, id: type.id, cells: type.shape.cells };
-  });
+  if (r.fleet.length) {
+    return r.fleet.map((typeIndex, index) => {
+      const type = r.catalogue[typeIndex];
+      return { index, id: type.id, cells: type.shape.cells };
+    });
+  }
+  // Space: the fleet this seat bought (R-7.2), largest ships first.
+  const bought = S.view?.seats?.[mySeat()]?.fleet || {};
+  const list = [];
+  for (const [id, n] of Object.entries(bought)) {
+    const type = r.catalogue.find((c) => c.id === id);
+    if (!type) continue;
+    for (let k = 0; k < n; k += 1) list.push(type);
+  }
+  list.sort((a, b) => b.shape.cells.length - a.shape.cells.length || a.id.localeCompare(b.id));
+  return list.map((type, index) => ({ index, id: type.id, cells: type.shape.cells }));
 }
 
 function cellsOf(ship, at, rot) {
@@ -391,12 +403,18 @@ function endDragQuietly() {
 
 // ------------------------------------------------------------ keyboard carrying
 
+/** Where a ship picked up from the dock starts: the own block's corner in the shared sea. */
+function ownOrigin() {
+  const block = (S.view.blocks || []).find((b) => b.owner === mySeat());
+  return block ? [block.origin[0], block.origin[1]] : [0, 0];
+}
+
 function startCarry(index) {
   const current = placed.get(index);
   carry = {
     index,
     rot: current ? current.rot : dockRot.get(index) || 0,
-    at: current ? [...current.at] : [0, 0],
+    at: current ? [...current.at] : ownOrigin(),
     previous: current || null,
   };
   placed.delete(index);
@@ -409,7 +427,7 @@ function startCarry(index) {
 
 function onCarryKey(event) {
   if (!carry) return false;
-  const size = S.view.board_size;
+  const size = seaSize(ownBoardIndex());
   const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
   if (moves[event.key]) {
     event.preventDefault();
@@ -464,15 +482,17 @@ export function renderPlacement() {
   const ready = view.seats[me].ready;
   const others = view.seats.filter((s) => s.seat !== me && !s.ready);
   if (ready) {
+    const own = ownBoardIndex();
     const board = buildBoard({
-      size: view.board_size,
+      size: seaSize(own),
       axis: view.letter_axis,
-      markAt: (c, r) => view.boards[me].rows[r][c],
-      hull: hullMap(view.ships.filter((s) => s.owner === me)),
-      id: String(me),
+      markAt: (c, r) => view.boards[own].rows[r][c],
+      hull: hullMap(view.ships.filter((s) => isShared() || s.owner === me)),
+      id: String(own),
       caption: t("your_waters"),
     });
     board.classList.add("placement-board", "locked");
+    decorateBlocks(board);
     return h(
       "main",
       { class: "game placement" },
@@ -488,16 +508,20 @@ export function renderPlacement() {
     for (const [c, r] of cellsOf(ships[index], p.at, p.rot)) shipAt.set(`${c},${r}`, index);
   }
   const hull = hullMap([...placed.entries()].map(([index, p]) => ({ cells: cellsOf(ships[index], p.at, p.rot) })));
+  const own = ownBoardIndex();
+  const sharedRows = isShared() ? view.boards[own].rows : null;
   const board = buildBoard({
-    size: view.board_size,
+    size: seaSize(own),
     axis: view.letter_axis,
-    markAt: (c, r) => (shipAt.has(`${c},${r}`) ? "*" : "~"),
+    // In the shared sea the team-mates' ships stay visible around the own block.
+    markAt: (c, r) => (shipAt.has(`${c},${r}`) ? "*" : sharedRows && sharedRows[r][c] === "*" ? "*" : "~"),
     hull,
     id: "placement",
     interactive: true,
     caption: t("your_waters"),
   });
   board.classList.add("placement-board");
+  decorateBlocks(board);
   const grid = board.querySelector(".grid");
   grid.tabIndex = -1;
   for (const el of grid.querySelectorAll(".cell")) {

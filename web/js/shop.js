@@ -1,0 +1,171 @@
+// The space shop (RULES.md R-7.2): the catalogue with every ship drawn, its
+// price, its limit and its ability; a cart with the credits left; the default
+// fleet; and Buy. The client only adds up what it shows: whether a fleet may be
+// bought (budget, the capital rule, limits, the fit on the field) is the
+// engine's decision, and its refusals come back as translated error codes.
+
+import { S, send, render, announce, rules, mySeat, banner, shipTypeName, seatName } from "./app.js";
+import { t } from "./i18n.js";
+import { buildShip } from "./board.js";
+import { h } from "./dom.js";
+
+/** The default fleet of R-7.3, in its order; a poorer room takes the longest prefix it can pay. */
+const DEFAULT_FLEET = [
+  "dreadnought", "lancer", "lancer", "spirit", "spirit", "cruiser", "cruiser",
+  "frigate", "frigate", "corvette", "scout", "fighter", "fighter", "fighter",
+];
+
+let cart = {};
+let sent = false;
+
+export function resetShop() {
+  cart = {};
+  sent = false;
+}
+
+function catalogue() {
+  return rules().catalogue.filter((c) => c.price > 0);
+}
+
+function spent() {
+  return catalogue().reduce((n, c) => n + (cart[c.id] || 0) * c.price, 0);
+}
+
+function cells() {
+  return catalogue().reduce((n, c) => n + (cart[c.id] || 0) * c.shape.cells.length, 0);
+}
+
+function capitals() {
+  return catalogue().filter((c) => c.capital).reduce((n, c) => n + (cart[c.id] || 0), 0);
+}
+
+function defaultFleet() {
+  const byId = new Map(catalogue().map((c) => [c.id, c]));
+  const next = {};
+  let money = rules().credits;
+  for (const id of DEFAULT_FLEET) {
+    const type = byId.get(id);
+    if (!type || type.price > money) break;
+    money -= type.price;
+    next[id] = (next[id] || 0) + 1;
+  }
+  return next;
+}
+
+function change(id, delta) {
+  const type = catalogue().find((c) => c.id === id);
+  const now = cart[id] || 0;
+  const next = Math.max(0, Math.min(type.limit, now + delta));
+  if (next === 0) delete cart[id];
+  else cart[id] = next;
+  announce(t("shop_cart_now", { ship: shipTypeName(id), n: next, left: rules().credits - spent() }));
+  render();
+}
+
+function buy() {
+  const ships = {};
+  for (const [id, n] of Object.entries(cart)) if (n > 0) ships[id] = n;
+  sent = true;
+  send({ type: "command", command: { cmd: "buy", ships } });
+  setTimeout(() => {
+    sent = false;
+  }, 1500);
+}
+
+export function renderShop() {
+  const view = S.view;
+  const me = mySeat();
+  const r = rules();
+  const others = view.seats.filter((s) => s.seat !== me);
+  const progress = h(
+    "ul",
+    { class: "ready-list" },
+    others.map((seat) => h("li", { class: seat.ready ? "is-ready" : "" }, seat.ready ? "✓ " : "⏳ ", t(seat.ready ? "shop_seat_bought" : "shop_seat_buying", { name: seatName(seat.seat) }))),
+  );
+  if (me === null) return h("main", { class: "game shop" }, banner(t("watch_shop"), false), h("section", { class: "card" }, progress));
+  if (view.seats[me].ready) {
+    const fleet = view.seats[me].fleet || {};
+    return h(
+      "main",
+      { class: "game shop" },
+      banner(others.some((s) => !s.ready) ? t("shop_waiting") : t("battle_soon"), false),
+      h(
+        "section",
+        { class: "card shop-done", id: "shop-done" },
+        h("h2", {}, "✓ ", t("shop_bought")),
+        h("ul", { class: "fleet-list" }, Object.entries(fleet).map(([id, n]) => {
+          const type = r.catalogue.find((c) => c.id === id);
+          return h("li", {}, type ? buildShip(type.shape.cells, 12) : null, h("span", {}, `${n} × ${shipTypeName(id)}`));
+        })),
+        progress,
+      ),
+    );
+  }
+  const left = r.credits - spent();
+  const fieldCells = r.board.cols * r.board.rows;
+  const cards = catalogue().map((type) => {
+    const n = cart[type.id] || 0;
+    const capitalBlocked = type.capital && capitals() >= 1 && n === 0;
+    const tooDear = type.price > left;
+    return h(
+      "li",
+      { class: `shop-item ${n ? "in-cart" : ""} ${type.capital ? "capital" : ""}`, dataset: { type: type.id } },
+      h("div", { class: "shop-shape" }, buildShip(type.shape.cells, 16)),
+      h(
+        "div",
+        { class: "shop-info" },
+        h("strong", {}, shipTypeName(type.id)),
+        h("span", { class: "shop-price" }, t("shop_price", { n: type.price })),
+        h("small", { class: "muted" }, t("shop_cells_limit", { cells: type.shape.cells.length, limit: type.limit })),
+        type.capital ? h("small", { class: "tag capital-tag" }, `★ ${t("shop_capital")}`) : null,
+        type.ability ? h("small", { class: "tag ability-tag" }, `⚡ ${t(`special.${type.ability}`)} · ${t(`ability_desc.${type.ability}`)}`) : null,
+      ),
+      h(
+        "div",
+        { class: "stepper" },
+        h("button", { type: "button", class: "button small", "aria-label": t("shop_less", { ship: shipTypeName(type.id) }), disabled: n === 0, dataset: { less: type.id }, onclick: () => change(type.id, -1) }, "−"),
+        h("output", { class: "count", "aria-live": "polite" }, String(n)),
+        h(
+          "button",
+          {
+            type: "button",
+            class: "button small",
+            "aria-label": t("shop_more", { ship: shipTypeName(type.id) }),
+            disabled: n >= type.limit || capitalBlocked || tooDear,
+            title: capitalBlocked ? t("err.capital_limit") : n >= type.limit ? t("err.type_limit") : tooDear ? t("err.over_budget") : "",
+            dataset: { more: type.id },
+            onclick: () => change(type.id, 1),
+          },
+          "+",
+        ),
+      ),
+    );
+  });
+  const ships = Object.values(cart).reduce((a, b) => a + b, 0);
+  return h(
+    "main",
+    { class: "game shop" },
+    banner(t("shop_title"), true),
+    h(
+      "div",
+      { class: "shop-layout" },
+      h("section", { class: "card shop-card" }, h("h2", {}, "🛒 ", t("shop_catalogue")), h("p", { class: "muted small" }, t("shop_help")), h("ul", { class: "shop-list" }, cards)),
+      h(
+        "section",
+        { class: "card cart-card" },
+        h("h2", {}, t("shop_cart")),
+        h("div", { class: `credits ${left < 0 ? "bad" : ""}`, id: "credits-left" }, h("span", {}, t("shop_credits_left")), h("strong", {}, `${left} / ${r.credits}`)),
+        h("p", { class: "muted small" }, t("shop_summary", { ships, cells: cells(), field: fieldCells })),
+        h("p", { class: `small ${capitals() > 1 ? "bad" : "muted"}` }, `★ ${t("shop_capital_rule")}`),
+        h(
+          "div",
+          { class: "row-buttons" },
+          h("button", { class: "button", type: "button", id: "default-fleet", onclick: () => { cart = defaultFleet(); announce(t("shop_default_done")); render(); } }, `⭐ ${t("shop_default")}`),
+          h("button", { class: "button ghost", type: "button", id: "clear-cart", disabled: ships === 0, onclick: () => { cart = {}; render(); } }, `↺ ${t("clear")}`),
+        ),
+        h("button", { class: "button primary big", type: "button", id: "buy", disabled: ships === 0 || sent, onclick: buy }, `🚀 ${t("shop_buy", { n: ships })}`),
+        progress,
+      ),
+    ),
+  );
+}
