@@ -33,9 +33,14 @@ fi
   fi
 )
 
-cargo build --release -p broadside
-target_dir="${CARGO_TARGET_DIR:-$root/target}"
-export BROADSIDE_BIN="$target_dir/release/broadside"
+# scripts/test.sh passes the binary its release test build already made;
+# run alone, this script builds it.
+if [ -z "${BROADSIDE_BIN:-}" ]; then
+  cargo build --release -p broadside
+  target_dir="${CARGO_TARGET_DIR:-$root/target}"
+  BROADSIDE_BIN="$target_dir/release/broadside"
+fi
+export BROADSIDE_BIN
 
 work="$(mktemp -d)"
 port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"

@@ -22,4 +22,5 @@ cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test (release)"
 cargo test --workspace --release
 echo "== browser end-to-end tests"
-scripts/e2e.sh
+# The release test build above already made the binary the browser tests run.
+BROADSIDE_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/broadside" scripts/e2e.sh
