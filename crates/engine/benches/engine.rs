@@ -173,24 +173,19 @@ fn print_percentiles() {
         black_box(shop.check_purchase(&largest).expect("fits"));
     });
     worst_fit_check();
+    games_per_second("classic random-vs-random games", Preset::Classic, 2, 20_000);
+    games_per_second("6-seat space random games", Preset::Space, 6, 2_000);
+}
+
+/// Plays `games` whole random games on one thread and prints the rate.
+fn games_per_second(name: &str, preset: Preset, seats: usize, games: u64) {
     let start = thread_cpu_time();
-    let games = 20_000;
     for seed in 0..games {
-        black_box(random_game(Preset::Classic, 2, seed));
+        black_box(random_game(preset, seats, seed));
     }
     let elapsed = thread_cpu_time() - start;
     println!(
-        "classic random-vs-random games: {:.0} games/s ({games} games in {elapsed:.2?})",
-        games as f64 / elapsed.as_secs_f64()
-    );
-    let start = thread_cpu_time();
-    let games = 2_000;
-    for seed in 0..games {
-        black_box(random_game(Preset::Space, 6, seed));
-    }
-    let elapsed = thread_cpu_time() - start;
-    println!(
-        "6-seat space random games: {:.0} games/s ({games} games in {elapsed:.2?})",
+        "{name}: {:.0} games/s ({games} games in {elapsed:.2?})",
         games as f64 / elapsed.as_secs_f64()
     );
 }
