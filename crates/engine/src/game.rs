@@ -1379,44 +1379,13 @@ impl Game {
         Ok(())
     }
 
-    /// The cells an action would cover, for previews in the clients (which must
-    /// not compute rule areas themselves): the 3×3 square of a wide shot, radar or
-    /// scanner, the line of a bombardment, the column of a laser, and the area a
-    /// nuke would shoot if it explodes, all clipped to the board. Empty for
-    /// a reserve or an action aimed off the board.
+    /// The cells an action would cover on its board, for previews in the
+    /// clients; see [`action_area`]. Empty for an action aimed at no board.
     pub fn action_area(&self, action: &Action) -> Vec<Cell> {
-        let Some(board) = action.board().filter(|&b| b < self.boards.len()) else {
-            return Vec::new();
-        };
-        let size = self.boards[board].size;
-        let mut cells: Vec<Cell> = match *action {
-            Action::Wide { center, .. }
-            | Action::Radar { center, .. }
-            | Action::Scanner { center, .. } => {
-                if size.contains(center) {
-                    size.square3(center).collect()
-                } else {
-                    Vec::new()
-                }
-            }
-            Action::Nuke { at, .. } if size.contains(at) => manhattan2(size, at),
-            Action::Bombard {
-                line: Line::Row(row),
-                ..
-            } if row < size.rows => (0..size.cols).map(|c| Cell::new(c, row)).collect(),
-            Action::Bombard {
-                line: Line::Column(col),
-                ..
-            }
-            | Action::Laser { column: col, .. }
-                if col < size.cols =>
-            {
-                (0..size.rows).map(|r| Cell::new(col, r)).collect()
-            }
-            _ => Vec::new(),
-        };
-        cells.sort_by_key(|c| (c.row, c.col));
-        cells
+        match action.board().filter(|&b| b < self.boards.len()) {
+            Some(board) => action_area(action, self.boards[board].size),
+            None => Vec::new(),
+        }
     }
 
     /// The cells an area action would shoot: its area, clipped, that `seat` may
@@ -2333,6 +2302,40 @@ fn ship_ability(kind: ActionKind) -> ShipAbility {
         ActionKind::Nuke => ShipAbility::Nuke,
         _ => ShipAbility::Reserve,
     }
+}
+
+/// The cells an action would cover on a board of `size`, for previews in the
+/// clients (which must not compute rule areas themselves): the 3×3 square of a
+/// wide shot, radar or scanner, the line of a bombardment, the
+/// column of a laser, and the area a nuke shoots if it explodes,
+/// all clipped to the board. Empty for a reserve or an aim off the board.
+pub fn action_area(action: &Action, size: Size) -> Vec<Cell> {
+    let mut cells: Vec<Cell> = match *action {
+        Action::Wide { center, .. }
+        | Action::Radar { center, .. }
+        | Action::Scanner { center, .. }
+            if size.contains(center) =>
+        {
+            size.square3(center).collect()
+        }
+        Action::Nuke { at, .. } if size.contains(at) => manhattan2(size, at),
+        Action::Bombard {
+            line: Line::Row(row),
+            ..
+        } if row < size.rows => (0..size.cols).map(|c| Cell::new(c, row)).collect(),
+        Action::Bombard {
+            line: Line::Column(col),
+            ..
+        }
+        | Action::Laser { column: col, .. }
+            if col < size.cols =>
+        {
+            (0..size.rows).map(|r| Cell::new(col, r)).collect()
+        }
+        _ => Vec::new(),
+    };
+    cells.sort_by_key(|c| (c.row, c.col));
+    cells
 }
 
 /// Cells at Manhattan distance at most 2 from `center`, clipped.

@@ -1907,7 +1907,7 @@ impl Play {
     }
 
     /// The action of the chosen kind aimed at the cursor.
-    fn build_action(&self, kind: ActionKind, salvo: bool) -> Action {
+    pub(crate) fn build_action(&self, kind: ActionKind, salvo: bool) -> Action {
         let (board, at) = (self.target, self.cursor);
         match kind {
             ActionKind::Laser => Action::Laser {

@@ -605,39 +605,6 @@ fn draw_board(spec: &BoardSpec, cell_width: u16, area: Rect, buf: &mut Buffer) {
     }
 }
 
-/// The cells an ability would touch, for the preview (geometry only: whether a
-/// nuke explodes is the engine's to say).
-fn action_area(kind: ActionKind, play: &Play, size: Size) -> Vec<Cell> {
-    let at = play.cursor;
-    let inside = |c: i32, r: i32| {
-        size.contains_signed(c, r)
-            .then(|| Cell::new(c as u16, r as u16))
-    };
-    match kind {
-        ActionKind::Wide | ActionKind::Radar | ActionKind::Scanner => size.square3(at).collect(),
-        ActionKind::Nuke => {
-            let mut cells = Vec::new();
-            for dr in -2i32..=2 {
-                for dc in -2i32..=2 {
-                    if dr.abs() + dc.abs() <= 2 {
-                        cells.extend(inside(at.col as i32 + dc, at.row as i32 + dr));
-                    }
-                }
-            }
-            cells
-        }
-        ActionKind::Bombard => {
-            if play.bombard_column {
-                (0..size.rows).map(|r| Cell::new(at.col, r)).collect()
-            } else {
-                (0..size.cols).map(|c| Cell::new(c, at.row)).collect()
-            }
-        }
-        ActionKind::Laser => (0..size.rows).map(|r| Cell::new(at.col, r)).collect(),
-        ActionKind::Reserve => Vec::new(),
-    }
-}
-
 /// Draws a game; returns whether only one board fitted.
 fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
     let Some(view) = play.view.as_ref() else {
@@ -709,7 +676,9 @@ fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
         );
         if let Some(kind) = play.action {
             let size = board_dims(&view.boards[target]);
-            for cell in action_area(kind, play, size) {
+            // The engine says which cells an action covers; whether a nuke
+            // explodes is its to decide when the action is sent.
+            for cell in broadside_engine::action_area(&play.build_action(kind, false), size) {
                 let ch = view.boards[target].at(cell);
                 overlays.push((cell, ch, cell_style(ch).bg(Color::Magenta)));
             }
