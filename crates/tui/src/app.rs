@@ -189,11 +189,20 @@ impl Form {
     fn reset_options(&mut self) {
         let preset = self.preset;
         self.seats = self.seats.min(preset.max_seats());
-        self.report = Report::PerShot;
-        self.specials = preset == Preset::Italia;
-        self.water_ring = true;
-        self.hit_again = !matches!(preset, Preset::Italia | Preset::Brasil);
-        self.credits = 500;
+        // The defaults are the engine's: the form never restates a rule.
+        let defaults = broadside_engine::Rules::resolve(&broadside_engine::Setup {
+            preset,
+            seats: 2,
+            seed: 0,
+            options: broadside_engine::Options::default(),
+            teams: None,
+        })
+        .expect("every preset's own defaults are a valid setup");
+        self.report = defaults.report;
+        self.specials = defaults.specials;
+        self.water_ring = defaults.water_ring;
+        self.hit_again = defaults.hit_again;
+        self.credits = defaults.credits;
     }
 
     /// The rows that apply to the chosen preset and seat count.
