@@ -164,6 +164,9 @@ function onFrame(frame) {
     case "games":
       S.myGames = frame.games || [];
       break;
+    case "action_area":
+      onActionArea(frame);
+      return;
     case "error":
       onError(frame);
       break;
@@ -263,6 +266,11 @@ function onState(frame) {
 }
 
 function onError(frame) {
+  if (frame.request === "preview_action") {
+    // A preview the server would not measure: ask again on the next hover.
+    areas.asked.clear();
+    return;
+  }
   if (frame.request === "check_layout" || frame.request === "random_layout") {
     // The answer to a layout question: release whoever waits for it.
     link.failLayoutQuestion(frame.request);
@@ -1288,30 +1296,44 @@ function perVolley() {
   return rules().report === "per_volley";
 }
 
-function inside(board, c, r) {
-  const size = seaSize(board);
-  return c >= 0 && r >= 0 && c < size.cols && r < size.rows;
+/**
+ * The cells an ability or special covers (R-7.6–R-7.8, R-10.3), as the server's
+ * engine computes them (preview_action). Answers are kept for the whole game, so
+ * hovering over a cell asked about before is instant; until the answer comes
+ * this returns null and the answer redraws the board.
+ */
+const areas = { scope: null, cells: new Map(), asked: new Set() };
+
+function areaKey(action) {
+  const at = action.center || action.at || (action.line ? [action.line.column ?? -1, action.line.row ?? -1] : [action.column, -1]);
+  return `${action.kind}:${action.board}:${at[0]},${at[1]}`;
 }
 
-/** Every cell an area weapon or ability would touch (R-7.6–R-7.8, R-10.3). */
-function areaOf(kind, board, col, row) {
-  const size = seaSize(board);
-  const cells = [];
-  if (kind === "wide" || kind === "radar" || kind === "scanner") {
-    for (let dr = -1; dr <= 1; dr += 1) for (let dc = -1; dc <= 1; dc += 1) if (inside(board, col + dc, row + dr)) cells.push([col + dc, row + dr]);
-  } else if (kind === "nuke") {
-    for (let dr = -2; dr <= 2; dr += 1) for (let dc = -2; dc <= 2; dc += 1) {
-      if (Math.abs(dr) + Math.abs(dc) <= 2 && inside(board, col + dc, row + dr)) cells.push([col + dc, row + dr]);
-    }
-  } else if (kind === "laser") {
-    for (let r = 0; r < size.rows; r += 1) cells.push([col, r]);
-  } else if (kind === "bombard") {
-    if (S.bombardAxis === "row") for (let c = 0; c < size.cols; c += 1) cells.push([c, row]);
-    else for (let r = 0; r < size.rows; r += 1) cells.push([col, r]);
-  } else {
-    cells.push([col, row]);
+function areaOf(action) {
+  const scope = `${S.room?.code}:${S.room?.game}`;
+  if (areas.scope !== scope) {
+    areas.scope = scope;
+    areas.cells.clear();
+    areas.asked.clear();
   }
-  return cells;
+  const key = areaKey(action);
+  const cells = areas.cells.get(key);
+  if (cells) return cells;
+  if (!areas.asked.has(key)) {
+    areas.asked.add(key);
+    send({ type: "preview_action", action });
+  }
+  return null;
+}
+
+/** The server's answer to preview_action: kept, and drawn if it is still wanted. */
+function onActionArea(frame) {
+  const key = areaKey(frame.action);
+  areas.cells.set(key, frame.cells);
+  areas.asked.delete(key);
+  const hover = S.hover && S.special ? areaKey(buildAction(S.special, S.hover.board, S.hover.col, S.hover.row)) : null;
+  const chosen = S.salvoAction && S.salvoAction.kind !== "reserve" ? areaKey(S.salvoAction) : null;
+  if (key === hover || key === chosen) render();
 }
 
 // ------------------------------------------------ salvo rounds (R-6)
@@ -1592,7 +1614,7 @@ function renderTargetBoard(board, interactive) {
   const action = S.salvoAction;
   if (action && (action.board === board.index || isShared())) {
     const [c, r] = action.center || action.at || (action.column !== undefined ? [action.column, action.from === "bottom" ? size.rows - 1 : 0] : [null, null]);
-    if (c !== null) for (const [ac, ar] of areaOf(action.kind, board.index, c, r)) grid.querySelector(`[data-col="${ac}"][data-row="${ar}"]`)?.classList.add("area", "area-set");
+    if (c !== null) for (const [ac, ar] of areaOf(action) || []) grid.querySelector(`[data-col="${ac}"][data-row="${ar}"]`)?.classList.add("area", "area-set");
   }
   if (!interactive) return element;
 
@@ -1603,9 +1625,10 @@ function renderTargetBoard(board, interactive) {
   if (focusCell) focusCell.classList.add("cursor");
 
   const preview = (col, row) => {
+    S.hover = { board: board.index, col, row };
     for (const el of grid.querySelectorAll(".area:not(.area-set)")) el.classList.remove("area", "laser-end");
     if (!S.special) return;
-    const cells = areaOf(S.special, board.index, col, row);
+    const cells = areaOf(buildAction(S.special, board.index, col, row)) || [];
     for (const [c, r] of cells) grid.querySelector(`[data-col="${c}"][data-row="${r}"]`)?.classList.add("area");
     if (S.special === "laser") {
       const end = S.laserEnd === "bottom" ? size.rows - 1 : 0;
@@ -1637,8 +1660,15 @@ function renderTargetBoard(board, interactive) {
     preview(col, row);
   });
   grid.addEventListener("pointerleave", () => {
+    S.hover = null;
     for (const el of grid.querySelectorAll(".area:not(.area-set)")) el.classList.remove("area", "laser-end");
   });
+  if (S.hover && S.hover.board === board.index) {
+    // A redraw under a resting pointer (a frame, an area's answer) keeps its preview.
+    const { col, row } = S.hover;
+    preview(col, row);
+    queueMicrotask(() => describe(col, row));
+  }
   grid.addEventListener("focusin", (e) => {
     const cell = e.target.closest(".cell");
     if (!cell) return;

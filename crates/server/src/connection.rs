@@ -137,6 +137,7 @@ impl Connection {
             }
             ClientFrame::CheckLayout(ships) => Request::CheckLayout(ships),
             ClientFrame::RandomLayout(fixed) => Request::RandomLayout(fixed),
+            ClientFrame::PreviewAction(action) => Request::PreviewAction(action),
             ClientFrame::Chat(text) => Request::Chat(text),
             ClientFrame::Rematch => Request::Rematch,
         };
@@ -337,6 +338,7 @@ fn frame_name(frame: &ClientFrame) -> &'static str {
         ClientFrame::Command(_) => "command",
         ClientFrame::CheckLayout(_) => "check_layout",
         ClientFrame::RandomLayout(_) => "random_layout",
+        ClientFrame::PreviewAction(_) => "preview_action",
         ClientFrame::Chat(_) => "chat",
         ClientFrame::Resign => "resign",
         ClientFrame::Rematch => "rematch",

@@ -2,7 +2,7 @@
 //! frames. Nothing here knows about sockets or rooms.
 
 use broadside_ai::Level;
-use broadside_engine::{Event, Options, Placement, Preset, RuleError, View};
+use broadside_engine::{Action, Cell, Event, Options, Placement, Preset, RuleError, View};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
@@ -142,6 +142,12 @@ pub struct Fixed {
     pub fixed: Vec<Placement>,
 }
 
+/// `preview_action`: the action of an `ability` command, to be measured only.
+#[derive(Debug, Deserialize)]
+pub struct Preview {
+    pub action: Action,
+}
+
 #[derive(Debug, Deserialize)]
 pub struct Chat {
     pub text: String,
@@ -160,6 +166,7 @@ pub enum ClientFrame {
     Command(Map<String, Value>),
     CheckLayout(Vec<Placement>),
     RandomLayout(Vec<Placement>),
+    PreviewAction(Action),
     Chat(String),
     Resign,
     Rematch,
@@ -235,6 +242,7 @@ fn read_frame(kind: &str, object: Map<String, Value>) -> Result<ClientFrame, Ref
         },
         "check_layout" => ClientFrame::CheckLayout(fields::<Layout>(&object)?.ships),
         "random_layout" => ClientFrame::RandomLayout(fields::<Fixed>(&object)?.fixed),
+        "preview_action" => ClientFrame::PreviewAction(fields::<Preview>(&object)?.action),
         "chat" => ClientFrame::Chat(fields::<Chat>(&object)?.text),
         "resign" => ClientFrame::Resign,
         "rematch" => ClientFrame::Rematch,
@@ -337,6 +345,10 @@ pub fn state_frame(view: &View, events: &[Event], deadline_ms: Option<u64>) -> S
         deadline_ms,
     })
     .expect("views and events are plain data and always serialize")
+}
+
+pub fn action_area_frame(action: &Action, cells: &[Cell]) -> String {
+    json!({"type": "action_area", "action": action, "cells": cells}).to_string()
 }
 
 pub fn chat_frame(from: &str, seat: Option<usize>, text: &str, at_ms: i64) -> String {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use broadside_ai::{Bot, Level};
 use broadside_engine::{
-    Command, Event, Game, Options, Phase, Placement, Preset, Rules, Setup, View,
+    Action, Command, Event, Game, Options, Phase, Placement, Preset, Rules, Setup, View,
 };
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -74,6 +74,7 @@ pub enum Request {
     Command(serde_json::Map<String, Value>),
     CheckLayout(Vec<Placement>),
     RandomLayout(Vec<Placement>),
+    PreviewAction(Action),
     Chat(String),
     Rematch,
 }
@@ -87,6 +88,7 @@ impl Request {
             Request::Command(_) => "command",
             Request::CheckLayout(_) => "check_layout",
             Request::RandomLayout(_) => "random_layout",
+            Request::PreviewAction(_) => "preview_action",
             Request::Chat(_) => "chat",
             Request::Rematch => "rematch",
         }
@@ -656,6 +658,28 @@ impl Room {
                 let ships =
                     game.random_completion(seat, &fixed, &mut Pcg64Mcg::seed_from_u64(seed))?;
                 self.send_to(conn, json!({"type": "layout", "ships": ships}).to_string());
+                Ok(())
+            }
+            Request::PreviewAction(action) => {
+                self.seat_of(conn).ok_or_else(not_a_player)?;
+                let game = &self.game.as_ref().ok_or_else(not_started)?.game;
+                if matches!(action, Action::Reserve { .. }) {
+                    return Err(Refusal::bad_request(
+                        "the reserve lands on the own field and covers no area to preview",
+                    ));
+                }
+                // Pure geometry: the engine's area of the action, the same for
+                // every viewer. It is empty exactly when the board does not exist
+                // or the target lies off it (any target on the board covers at
+                // least itself), so an empty area is the refusal.
+                let cells = game.action_area(&action);
+                if cells.is_empty() {
+                    return Err(Refusal::new(
+                        "out_of_bounds",
+                        "the action's board or target is not on the table",
+                    ));
+                }
+                self.send_to(conn, protocol::action_area_frame(&action, &cells));
                 Ok(())
             }
             Request::Chat(text) => {

@@ -200,3 +200,113 @@ async fn illegal_commands_get_engine_codes_and_change_nothing() {
     assert_eq!(view_after_rejoin(&mut ana, &code).await, before);
     server.stop().await;
 }
+
+#[tokio::test]
+async fn action_previews_answer_the_asker_alone_and_refuse_bad_targets() {
+    let (_dir, server, mut ana, mut bea, code) = battle().await;
+    let ana_view = ana.state.clone().unwrap()["view"].clone();
+    let bea_view = bea.state.clone().unwrap()["view"].clone();
+
+    // Previews are geometry: any seat may ask, in or out of its turn, about
+    // any kind of action, and only the asker hears the answer.
+    let valid: Vec<(Value, Value)> = vec![
+        (
+            json!({"kind": "wide", "board": 1, "center": [0, 0]}),
+            json!([[0, 0], [1, 0], [0, 1], [1, 1]]),
+        ),
+        (
+            json!({"kind": "nuke", "board": 1, "at": [9, 9]}),
+            json!([[9, 7], [8, 8], [9, 8], [7, 9], [8, 9], [9, 9]]),
+        ),
+        (
+            json!({"kind": "laser", "board": 0, "column": 3, "from": "bottom"}),
+            json!((0..10).map(|row| [3, row]).collect::<Vec<_>>()),
+        ),
+        (
+            json!({"kind": "bombard", "board": 1, "line": {"row": 2}}),
+            json!((0..10).map(|col| [col, 2]).collect::<Vec<_>>()),
+        ),
+    ];
+    for (action, cells) in &valid {
+        bea.send(json!({"type": "preview_action", "action": action}))
+            .await;
+        let answer = bea.expect("action_area").await;
+        assert_eq!(&answer["action"], action);
+        assert_eq!(&answer["cells"], cells, "{action}");
+    }
+    ana.send(json!({"type": "preview_action", "action":
+        {"kind": "scanner", "board": 1, "center": [4, 4]}}))
+        .await;
+    let answer = ana.expect("action_area").await;
+    assert_eq!(answer["cells"].as_array().unwrap().len(), 9);
+
+    let refused: Vec<(Value, &str)> = vec![
+        (
+            json!({"kind": "wide", "board": 5, "center": [1, 1]}),
+            "out_of_bounds",
+        ),
+        (
+            json!({"kind": "nuke", "board": 1, "at": [10, 3]}),
+            "out_of_bounds",
+        ),
+        (
+            json!({"kind": "laser", "board": 1, "column": 10, "from": "top"}),
+            "out_of_bounds",
+        ),
+        (
+            json!({"kind": "bombard", "board": 1, "line": {"column": 12}}),
+            "out_of_bounds",
+        ),
+        (
+            json!({"kind": "reserve", "board": null, "cells": null}),
+            "bad_request",
+        ),
+        (
+            json!({"kind": "wide", "board": 1, "center": [-1, 2]}),
+            "bad_request",
+        ),
+        (json!({"kind": "teleport", "board": 1}), "bad_request"),
+        (json!("B7"), "bad_request"),
+    ];
+    for (action, code) in refused {
+        ana.send(json!({"type": "preview_action", "action": action}))
+            .await;
+        let error = ana.expect_any("error").await;
+        assert_eq!(error["code"], code, "{action} → {error}");
+        assert_eq!(error["request"], "preview_action");
+    }
+    ana.send(json!({"type": "preview_action"})).await;
+    assert_eq!(ana.expect_error().await, "bad_request");
+
+    // Nothing reached anybody else, and the game is exactly as it was.
+    assert!(ana.drain(QUIET).await.is_empty());
+    assert!(bea.drain(QUIET).await.is_empty());
+    assert_eq!(view_after_rejoin(&mut ana, &code).await, ana_view);
+    assert_eq!(view_after_rejoin(&mut bea, &code).await, bea_view);
+
+    // A spectator has no seat in the game to preview for.
+    let mut cy = server.person("Cy").await;
+    cy.join(&code, "spectator").await;
+    cy.send(json!({"type": "preview_action", "action":
+        {"kind": "wide", "board": 1, "center": [1, 1]}}))
+        .await;
+    assert_eq!(cy.expect_error().await, "not_a_player");
+    assert!(cy.drain(QUIET).await.is_empty());
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn action_previews_need_a_started_game() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut ana = server.person("Ana").await;
+    let preview = json!({"type": "preview_action", "action":
+        {"kind": "wide", "board": 1, "center": [1, 1]}});
+    ana.send(preview.clone()).await;
+    assert_eq!(ana.expect_error().await, "not_in_room");
+    ana.create(json!({"preset": "classic", "bots": [{"seat": 1}]}))
+        .await;
+    ana.send(preview).await;
+    assert_eq!(ana.expect_error().await, "not_started");
+    server.stop().await;
+}
