@@ -6,7 +6,7 @@
 
 import { Link } from "./net.js";
 import { t, entry, setLanguage, initialLanguage, LANGUAGES, language, shipName, errorText } from "./i18n.js";
-import { buildBoard, hullMap, buildShip, cellLabel } from "./board.js";
+import { buildBoard, hullMap, buildShip, cellLabel, gridKeys } from "./board.js";
 import { h } from "./dom.js";
 import { renderPlacement, resetPlacement } from "./placement.js";
 import { Sound } from "./sound.js";
@@ -38,6 +38,10 @@ export const S = {
   volley: [],
   salvo: {},
   salvoAction: null,
+  // The cells chosen for the reserve's fighters while the person picks them (R-7.9), else null.
+  reserve: null,
+  // The cells of a reserve on its way to the server, so a refusal can say what went wrong.
+  reserveSent: null,
   laserEnd: "top",
   tab: null,
   roundSummary: null,
@@ -233,17 +237,18 @@ function onState(frame) {
     const turnChanged = !before || before.phase !== view.phase || JSON.stringify(before.to_move) !== JSON.stringify(view.to_move);
     if (turnChanged || !S.deadlineTotal || frame.deadline_ms > S.deadlineTotal) S.deadlineTotal = frame.deadline_ms;
   }
-  if (view.phase !== "battle") {
-    S.special = null;
+  if (view.phase !== "battle") S.special = null;
+  // Choices belong to one turn (or salvo round) of this seat: they survive
+  // frames in which others act, and end with the seat's turn or round.
+  const seat = mySeat();
+  const sameTurn = before && seat !== null && view.phase === "battle" && before.to_move.includes(seat) && view.to_move.includes(seat) && before.round === view.round;
+  if (!sameTurn) {
     S.volley = [];
     S.salvo = {};
     S.salvoAction = null;
+    S.reserve = null;
   }
-  if (before && JSON.stringify(before.to_move) !== JSON.stringify(view.to_move)) {
-    S.volley = [];
-    S.salvo = {};
-    S.salvoAction = null;
-  }
+  if ((frame.events || []).some((e) => e.event === "reinforced")) S.reserveSent = null;
   if (before && before.salvo_round && before.phase === "battle" && (frame.events || []).some((e) => e.event === "shot" || e.event === "action_used")) {
     // The frame that resolved a salvo round: keep its story for the summary card.
     S.roundSummary = summarizeRound(frame.events, S.salvoRoundNo || 1);
@@ -266,6 +271,15 @@ function onState(frame) {
 }
 
 function onError(frame) {
+  if (frame.request === "command" && S.reserveSent && ["not_targetable", "wrong_shot_count", "duplicate_target", "out_of_bounds"].includes(frame.code)) {
+    // The fighters could not land on the chosen cells: say why and let the person pick again.
+    S.reserveSent = null;
+    if (S.salvoAction?.kind === "reserve") S.salvoAction = null;
+    S.reserve = [];
+    toast(t("reserve_refused"), "error");
+    announce(t("reserve_refused"));
+    return;
+  }
   if (frame.request === "preview_action") {
     // A preview the server would not measure: ask again on the next hover.
     areas.asked.clear();
@@ -1466,6 +1480,7 @@ function toggleSalvoCell(board, col, row) {
 }
 
 function submitSalvo() {
+  S.reserveSent = S.salvoAction?.kind === "reserve" ? S.salvoAction.cells : null;
   const shots = [];
   for (const [key, cells] of Object.entries(S.salvo)) for (const at of cells) shots.push({ board: boardOfKey(key), at });
   send({ type: "command", command: { cmd: "salvo", shots, action: S.salvoAction || null } });
@@ -1683,29 +1698,23 @@ function renderTargetBoard(board, interactive) {
     S.cursor = { board: board.index, col, row };
     fireAt(board.index, col, row);
   });
-  grid.addEventListener("keydown", (e) => {
-    const cell = e.target.closest(".cell");
-    if (!cell) return;
-    let col = Number(cell.dataset.col);
-    let row = Number(cell.dataset.row);
-    const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
-    if (moves[e.key]) {
-      e.preventDefault();
-      col = Math.max(0, Math.min(size.cols - 1, col + moves[e.key][0]));
-      row = Math.max(0, Math.min(size.rows - 1, row + moves[e.key][1]));
+  gridKeys(grid, size, {
+    move: (col, row) => {
       S.cursor = { board: board.index, col, row };
-      moveCursor(grid, col, row);
       describe(col, row);
       preview(col, row);
-    } else if (e.key === "Enter" || e.key === " ") {
-      e.preventDefault();
+    },
+    pick: (col, row) => {
       S.cursor = { board: board.index, col, row };
       fireAt(board.index, col, row);
-    } else if ((e.key === "r" || e.key === "R") && (S.special === "bombard" || S.special === "laser")) {
-      if (S.special === "bombard") S.bombardAxis = S.bombardAxis === "row" ? "column" : "row";
-      else S.laserEnd = S.laserEnd === "top" ? "bottom" : "top";
-      preview(col, row);
-    }
+    },
+    other: (e, col, row) => {
+      if ((e.key === "r" || e.key === "R") && (S.special === "bombard" || S.special === "laser")) {
+        if (S.special === "bombard") S.bombardAxis = S.bombardAxis === "row" ? "column" : "row";
+        else S.laserEnd = S.laserEnd === "top" ? "bottom" : "top";
+        preview(col, row);
+      }
+    },
   });
   return element;
 }
@@ -1714,23 +1723,13 @@ function markKeyOf(mark) {
   return { "~": "unknown", "*": "ship", X: "hit", "?": "hit_unknown_owner", "#": "sunk", O: "miss", ".": "water", "-": "scan_empty", "!": "scan_ship", "+": "volley_unknown", "=": "no_target" }[mark] || "unknown";
 }
 
-function moveCursor(grid, col, row) {
-  for (const el of grid.querySelectorAll(".cell")) {
-    el.tabIndex = -1;
-    el.classList.remove("cursor");
-  }
-  const target = grid.querySelector(`[data-col="${col}"][data-row="${row}"]`);
-  if (target) {
-    target.tabIndex = 0;
-    target.classList.add("cursor");
-    target.focus();
-  }
-}
 
 function renderOwnBoard(seat) {
   const view = S.view;
   const index = ownBoardIndex(seat);
+  const picking = S.reserve !== null && seat === mySeat() && view.phase === "battle";
   const element = buildBoard({
+    interactive: picking,
     size: seaSize(index),
     axis: view.letter_axis,
     markAt: (c, r) => boardMark(index, c, r),
@@ -1740,6 +1739,11 @@ function renderOwnBoard(seat) {
     fresh: freshCells(index),
   });
   if (isShared()) decorateBlocks(element);
+  // Where the reserve's fighters will land: being chosen, or set for the salvo.
+  const planned = picking ? S.reserve : seat === mySeat() && S.salvoAction?.kind === "reserve" ? S.salvoAction.cells || [] : [];
+  const grid = element.querySelector(".grid");
+  for (const [c, r] of planned) grid.querySelector(`[data-col="${c}"][data-row="${r}"]`)?.classList.add("reserve-pick");
+  if (picking) armReservePicker(element);
   return element;
 }
 
@@ -1754,7 +1758,6 @@ function specialsBar() {
   const kinds = ABILITY_ORDER.filter((k) => view.abilities?.[k]);
   if (!kinds.length || me === null || !view.seats[me]?.alive) return null;
   const turnShots = view.shots_this_turn || 0;
-  const salvoOpponent = !isShared() && salvoKeys().includes(S.tab) ? S.tab : salvoKeys()[0];
   return h(
     "div",
     { class: "specials", role: "group", "aria-label": t(isSpace() ? "abilities" : "specials") },
@@ -1772,7 +1775,7 @@ function specialsBar() {
         locked = !a.ready;
         note = a.ready ? t("ability_ready") : t("ability_next_round", { n: a.next_round, now: view.round || 0 });
       }
-      const chosen = S.special === kind || (S.salvoAction && S.salvoAction.kind === kind);
+      const chosen = S.special === kind || (S.salvoAction && S.salvoAction.kind === kind) || (kind === "reserve" && S.reserve !== null);
       return h(
         "button",
         {
@@ -1782,24 +1785,16 @@ function specialsBar() {
           disabled: !usable,
           "aria-pressed": String(Boolean(chosen)),
           onclick: () => {
+            S.special = null;
             if (kind === "reserve") {
-              const action = { kind: "reserve", board: null, cells: null };
-              if (view.salvo_round) {
-                if (S.salvoAction?.kind === "reserve") S.salvoAction = null;
-                else {
-                  action.board = salvoOpponent;
-                  S.salvoAction = action;
-                  if (rules().salvo === "focus") S.salvo = {};
-                  else S.salvo[salvoOpponent] = [];
-                  announce(t("ability_set", { action: t("special.reserve"), name: seatName(salvoOpponent) }));
-                }
-              } else {
-                send({ type: "command", command: { cmd: "ability", action } });
-              }
-              S.special = null;
+              // The fighters' cells are chosen on the own field (R-7.9).
+              if (S.salvoAction?.kind === "reserve") S.salvoAction = null;
+              else S.reserve = S.reserve === null ? [] : null;
+              if (S.reserve) announce(t("reserve_pick_hint", { n: 0 }));
               render();
               return;
             }
+            S.reserve = null;
             S.special = S.special === kind ? null : kind;
             if (S.special) announce(t(`special_hint.${kind}`));
             render();
@@ -1821,10 +1816,72 @@ function specialsBar() {
         )
       : null,
     S.special ? h("span", { class: "special-hint" }, t(`special_hint.${S.special}`)) : null,
+    S.reserve ? reserveControls() : null,
     S.salvoAction
       ? h("button", { class: "button small ghost", type: "button", id: "cancel-ability", onclick: () => { S.salvoAction = null; render(); } }, `✕ ${t("ability_cancel", { action: t(`special.${S.salvoAction.kind}`) })}`)
       : null,
   );
+}
+
+/** The opponent whose shots a reserve replaces in a salvo round (R-6.5): the sea in view. */
+function reserveOpponent() {
+  return !isShared() && salvoKeys().includes(S.tab) ? S.tab : salvoKeys()[0];
+}
+
+/** Sends the reserve (a duel) or sets it in place of one opponent's shots (a salvo round). */
+function landReserve(cells) {
+  const action = { kind: "reserve", board: null, cells };
+  S.reserve = null;
+  if (S.view.salvo_round) {
+    const opponent = reserveOpponent();
+    action.board = opponent;
+    S.salvoAction = action;
+    if (rules().salvo === "focus") S.salvo = {};
+    else S.salvo[opponent] = [];
+    announce(t("ability_set", { action: t("special.reserve"), name: seatName(opponent) }));
+  } else {
+    S.reserveSent = cells;
+    send({ type: "command", command: { cmd: "ability", action } });
+  }
+  render();
+}
+
+function reserveControls() {
+  const n = S.reserve.length;
+  return [
+    h("span", { class: "special-hint", id: "reserve-hint" }, t("reserve_pick_hint", { n })),
+    h("button", { class: "button small primary", type: "button", id: "reserve-confirm", disabled: n === 0, onclick: () => landReserve([...S.reserve]) }, `✔ ${t("reserve_confirm", { n })}`),
+    h("button", { class: "button small", type: "button", id: "reserve-random", onclick: () => landReserve(null) }, `🎲 ${t("reserve_random")}`),
+    h("button", { class: "button small ghost", type: "button", id: "reserve-cancel", onclick: () => { S.reserve = null; render(); } }, `✕ ${t("cancel")}`),
+  ];
+}
+
+/** A click on the own field while choosing the reserve's cells: take or give back a cell. */
+function toggleReserveCell(col, row) {
+  const index = S.reserve.findIndex(([c, r]) => c === col && r === row);
+  if (index >= 0) S.reserve.splice(index, 1);
+  else if (boardMark(ownBoardIndex(mySeat()), col, row) !== "~") {
+    toast(t("reserve_not_free"), "error");
+    return;
+  } else if (S.reserve.length >= 3) {
+    toast(t("reserve_full"), "error");
+    return;
+  } else S.reserve.push([col, row]);
+  announce(t("reserve_pick_hint", { n: S.reserve.length }));
+  render();
+}
+
+/** Makes the own board a picker for the reserve's cells: chosen cells marked, click or Enter toggles. */
+function armReservePicker(element) {
+  const grid = element.querySelector(".grid");
+  element.classList.add("reserve-picker");
+  const first = grid.querySelector(".cell");
+  if (first) first.tabIndex = 0;
+  grid.addEventListener("click", (e) => {
+    const cell = e.target.closest(".cell");
+    if (cell) toggleReserveCell(Number(cell.dataset.col), Number(cell.dataset.row));
+  });
+  gridKeys(grid, seaSize(ownBoardIndex(mySeat())), { pick: toggleReserveCell });
 }
 
 function watching() {
@@ -1976,7 +2033,7 @@ function renderBattle() {
     const others = otherBoards();
     chooseTab();
     const ownBoard = me !== null && !watching()
-      ? h("section", { class: "board-card own" }, h("h2", {}, "🛡 ", t("your_waters")), renderOwnBoard(me), h("p", { class: "board-note muted" }, t("afloat_n", { n: view.seats[me].ships_afloat, total: view.seats[me].ships_total })))
+      ? h("section", { class: `board-card own ${S.reserve ? "armed" : ""}` }, h("h2", {}, "🛡 ", t("your_waters")), renderOwnBoard(me), h("p", { class: "board-note muted" }, t("afloat_n", { n: view.seats[me].ships_afloat, total: view.seats[me].ships_total })))
       : null;
     if (others.length <= 1) {
       boardsArea = [...others.map((b) => targetCard(b, alive && !isMate(b.index) && view.seats[b.index]?.alive)), ownBoard];

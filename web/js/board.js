@@ -192,3 +192,44 @@ function addStruts(el, sides) {
     el.append(strut);
   }
 }
+
+const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+
+/**
+ * Keyboard play on an interactive grid (UI.md "Access"): the arrows move a
+ * visible cursor (one cell holds the tab stop), Enter or Space picks the cell;
+ * `move(col,row)` and `pick(col,row)` are told, other keys go to `other`.
+ */
+export function gridKeys(grid, size, { move, pick, other }) {
+  grid.addEventListener("keydown", (e) => {
+    const cell = e.target.closest(".cell");
+    if (!cell) return;
+    let col = Number(cell.dataset.col);
+    let row = Number(cell.dataset.row);
+    if (ARROWS[e.key]) {
+      e.preventDefault();
+      col = Math.max(0, Math.min(size.cols - 1, col + ARROWS[e.key][0]));
+      row = Math.max(0, Math.min(size.rows - 1, row + ARROWS[e.key][1]));
+      moveCursor(grid, col, row);
+      move?.(col, row);
+    } else if (e.key === "Enter" || e.key === " ") {
+      e.preventDefault();
+      pick(col, row);
+    } else {
+      other?.(e, col, row);
+    }
+  });
+}
+
+function moveCursor(grid, col, row) {
+  for (const el of grid.querySelectorAll(".cell")) {
+    el.tabIndex = -1;
+    el.classList.remove("cursor");
+  }
+  const target = grid.querySelector(`[data-col="${col}"][data-row="${row}"]`);
+  if (target) {
+    target.tabIndex = 0;
+    target.classList.add("cursor");
+    target.focus();
+  }
+}
