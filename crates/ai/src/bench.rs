@@ -46,6 +46,8 @@ pub struct GameResult {
     pub turns: u32,
     /// Milliseconds the bot took for each of its battle moves.
     pub move_ms: Vec<f64>,
+    /// The same moves in CPU milliseconds of the bot's thread.
+    pub move_cpu_ms: Vec<f64>,
 }
 
 /// The summary printed by `broadside bench`.
@@ -61,6 +63,33 @@ pub struct BenchReport {
     pub mean_turns: f64,
     pub mean_ms: f64,
     pub p99_ms: f64,
+    /// Thread CPU time per move: what one core spends, whatever else runs on
+    /// the machine.
+    pub mean_cpu_ms: f64,
+    pub p99_cpu_ms: f64,
+}
+
+/// CPU time consumed by the calling thread, in milliseconds.
+#[cfg(unix)]
+pub fn thread_cpu_ms() -> f64 {
+    let mut spec = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes into the timespec we own and pass.
+    let result = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut spec) };
+    if result != 0 {
+        return 0.0;
+    }
+    spec.tv_sec as f64 * 1000.0 + spec.tv_nsec as f64 / 1e6
+}
+
+/// Without a per-thread clock, wall time since the first call stands in.
+#[cfg(not(unix))]
+pub fn thread_cpu_ms() -> f64 {
+    use std::sync::OnceLock;
+    static START: OnceLock<Instant> = OnceLock::new();
+    START.get_or_init(Instant::now).elapsed().as_secs_f64() * 1000.0
 }
 
 /// The seed of game `index` of a run with `seed`: the same for every strategy,
@@ -111,6 +140,7 @@ pub fn practice_game(
 pub fn play_practice(mut game: Game, mut bot: Bot) -> Result<GameResult, BenchError> {
     let mut shots = 0u32;
     let mut move_ms = Vec::new();
+    let mut move_cpu_ms = Vec::new();
     let limit = game.rules().board.cell_count() * 4 + 100;
     while game.phase() != Phase::Finished {
         if move_ms.len() > limit {
@@ -118,9 +148,11 @@ pub fn play_practice(mut game: Game, mut bot: Bot) -> Result<GameResult, BenchEr
         }
         let view = game.view(Some(0));
         let started = Instant::now();
+        let cpu = thread_cpu_ms();
         let command = bot
             .next_command(&view, game.rules())
             .ok_or(BenchError::NoMove)?;
+        move_cpu_ms.push(thread_cpu_ms() - cpu);
         move_ms.push(started.elapsed().as_secs_f64() * 1000.0);
         let events = game
             .apply(command.clone())
@@ -143,6 +175,7 @@ pub fn play_practice(mut game: Game, mut bot: Bot) -> Result<GameResult, BenchEr
         shots,
         turns: game.round_of(0).saturating_sub(1),
         move_ms,
+        move_cpu_ms,
     })
 }
 
@@ -170,6 +203,11 @@ pub fn summarize(config: &BenchConfig, results: &[GameResult]) -> BenchReport {
         .flat_map(|r| r.move_ms.iter().copied())
         .collect();
     ms.sort_by(f64::total_cmp);
+    let mut cpu: Vec<f64> = results
+        .iter()
+        .flat_map(|r| r.move_cpu_ms.iter().copied())
+        .collect();
+    cpu.sort_by(f64::total_cmp);
     let mean = |v: &[f64]| {
         if v.is_empty() {
             0.0
@@ -189,6 +227,8 @@ pub fn summarize(config: &BenchConfig, results: &[GameResult]) -> BenchReport {
         mean_turns: mean(&turns),
         mean_ms: mean(&ms),
         p99_ms: quantile(&ms, 0.99),
+        mean_cpu_ms: mean(&cpu),
+        p99_cpu_ms: quantile(&cpu, 0.99),
     }
 }
 

@@ -20,6 +20,7 @@
 use rand::Rng;
 
 use crate::model::{Area, Known};
+use crate::prior::{SeqPrior, Zone};
 
 /// exp(−β) per unit of energy: a broken observation costs a factor of ~50.
 const BETA: f64 = 3.9;
@@ -34,6 +35,10 @@ struct Candidates {
     special: Vec<u16>,
     special_start: Vec<u32>,
     flags: Vec<u8>,
+    /// Index of the candidate's rotation among the rotations that fit.
+    rotation: Vec<u8>,
+    /// What the candidate forbids to ships placed after it (for the prior).
+    zone: Vec<Zone>,
 }
 
 impl Candidates {
@@ -82,6 +87,7 @@ struct Sampler<'a> {
     fully_fired: Vec<i32>,
     energy: i32,
     weight_of: Vec<f64>,
+    prior: Option<SeqPrior>,
 }
 
 /// The probability that each cell of the area holds a hidden intact ship part,
@@ -206,12 +212,16 @@ impl<'a> Sampler<'a> {
                     special: Vec::new(),
                     special_start: vec![0],
                     flags: Vec::new(),
+                    rotation: Vec::new(),
+                    zone: Vec::new(),
                 };
-                for (_, shape) in area.types[k].1.distinct_rotations() {
+                let fitting = area.types[k]
+                    .1
+                    .distinct_rotations()
+                    .into_iter()
+                    .filter(|(_, s)| s.width() <= size.cols && s.height() <= size.rows);
+                for (r, (_, shape)) in fitting.enumerate() {
                     let (w, h) = (shape.width(), shape.height());
-                    if w > size.cols || h > size.rows {
-                        continue;
-                    }
                     for row in 0..=size.rows - h {
                         'place: for col in 0..=size.cols - w {
                             let first = out.cells.len();
@@ -246,6 +256,13 @@ impl<'a> Sampler<'a> {
                             out.special_start.push(out.special.len() as u32);
                             out.start.push(out.cells.len() as u32);
                             out.flags.push(flags);
+                            out.rotation.push(r as u8);
+                            out.zone.push(Zone::around(
+                                &out.cells[first..],
+                                size.cols as usize,
+                                size.rows as usize,
+                                area.no_touch,
+                            ));
                         }
                     }
                 }
@@ -268,6 +285,7 @@ impl<'a> Sampler<'a> {
             fully_fired: vec![0; kinds],
             energy: 0,
             weight_of,
+            prior: SeqPrior::new(area),
         }
     }
 
@@ -415,6 +433,17 @@ impl<'a> Sampler<'a> {
             let w = self.weight(e);
             total += w;
             scratch.push((c as u32, w, e));
+        }
+        if let Some(prior) = self.prior.as_mut() {
+            let cands = &self.cands;
+            prior.weigh(
+                s,
+                &self.pos,
+                |k, c| cands[k].zone[c],
+                |k, c| cands[k].rotation[c] as usize,
+                scratch,
+            );
+            total = scratch.iter().map(|&(_, w, _)| w).sum();
         }
         let chosen = draw(scratch, total, rng);
         self.place(s, chosen);

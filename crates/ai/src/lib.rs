@@ -16,6 +16,7 @@ mod heur;
 pub mod infer;
 mod layout;
 pub mod model;
+mod prior;
 
 use broadside_engine::{Command, Event, Phase, Rules, View};
 use rand::SeedableRng;

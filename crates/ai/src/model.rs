@@ -89,6 +89,12 @@ pub struct Area {
     pub hit_kind: Vec<Option<usize>>,
     /// Sunk ships whose cells are known: (kind, local cells).
     pub sunk_ships: Vec<(usize, Vec<usize>)>,
+    /// Per kind, its index in the rules' catalogue (the engine places a fleet
+    /// largest first, then in catalogue order).
+    pub ranks: Vec<usize>,
+    /// Whether to assume the fleet was laid by the engine's random placement
+    /// rather than uniformly among all legal layouts.
+    pub sequential_prior: bool,
 }
 
 impl Area {
@@ -139,6 +145,7 @@ impl Area {
         let index = rules.type_index(id)?;
         self.types
             .push((id.to_string(), rules.catalogue[index].shape.clone()));
+        self.ranks.push(index);
         Some(self.types.len() - 1)
     }
 }
@@ -267,6 +274,9 @@ fn build(
         volleys: Vec::new(),
         hit_kind: Vec::new(),
         sunk_ships: Vec::new(),
+        ranks: Vec::new(),
+        // A space fleet is bought, so its composition is a guess.
+        sequential_prior: view.mode != Mode::Space,
     };
     // Sunk ships whose cells the view shows, in this area.
     let mut sunk_here: Vec<String> = Vec::new();

@@ -42,6 +42,7 @@ fn area(rows: &[&str], lengths: &[u16], no_touch: bool) -> Area {
         };
         ships.push(HiddenShip { kind });
     }
+    let types_len = types.len();
     Area {
         board: 1,
         origin: Cell::new(0, 0),
@@ -56,6 +57,8 @@ fn area(rows: &[&str], lengths: &[u16], no_touch: bool) -> Area {
         hard: false,
         volleys: Vec::new(),
         sunk_ships: Vec::new(),
+        ranks: (0..types_len).collect(),
+        sequential_prior: false,
     }
 }
 
@@ -273,11 +276,21 @@ fn bayes_fires_only_where_it_may_and_reads_volleys_through_observe() {
 /// entirely hit and (when asked) keeps ships apart, counted once per ordering
 /// of the ships (the same factor for every layout).
 fn exact_marginals(a: &Area, lengths: &[u16]) -> Vec<f64> {
+    exact_marginals_with(a, lengths, false)
+}
+
+/// Exact marginals; with `sequential` every layout weighs what the engine's
+/// random placement gives it, ships placed in the order of `lengths`: on a
+/// square board each ship takes any position still free at its turn with the
+/// same chance, so a layout weighs the product of 1 / (free positions).
+fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64> {
     let size = a.size;
     let n = a.cells.len();
     let mut placements: Vec<Vec<Vec<usize>>> = Vec::new();
+    let mut every: Vec<Vec<Vec<usize>>> = Vec::new();
     for &len in lengths {
         let mut list = Vec::new();
+        let mut all = Vec::new();
         for (dc, dr) in [(1u16, 0u16), (0, 1)] {
             if len == 1 && dr == 1 {
                 continue;
@@ -291,6 +304,7 @@ fn exact_marginals(a: &Area, lengths: &[u16]) -> Vec<f64> {
                         })
                         .collect();
                     let Some(cells) = cells else { continue };
+                    all.push(cells.clone());
                     let on_water = cells
                         .iter()
                         .any(|&i| matches!(a.cells[i], Known::Water | Known::Sunk));
@@ -302,15 +316,23 @@ fn exact_marginals(a: &Area, lengths: &[u16]) -> Vec<f64> {
             }
         }
         placements.push(list);
+        every.push(all);
+    }
+    struct Walk<'a> {
+        a: &'a Area,
+        placements: Vec<Vec<Vec<usize>>>,
+        every: Vec<Vec<Vec<usize>>>,
+        sequential: bool,
     }
     fn walk(
-        a: &Area,
-        placements: &[Vec<Vec<usize>>],
+        w: &Walk,
         depth: usize,
+        weight: f64,
         taken: &mut Vec<u8>,
         counts: &mut [f64],
         total: &mut f64,
     ) {
+        let (a, placements) = (w.a, &w.placements);
         let size = a.size;
         if depth == placements.len() {
             let explained = a
@@ -319,15 +341,26 @@ fn exact_marginals(a: &Area, lengths: &[u16]) -> Vec<f64> {
                 .zip(taken.iter())
                 .all(|(k, &t)| !k.must_be_ship() || t == 1);
             if explained {
-                *total += 1.0;
+                *total += weight;
                 for (c, &t) in counts.iter_mut().zip(taken.iter()) {
                     if t == 1 {
-                        *c += 1.0;
+                        *c += weight;
                     }
                 }
             }
             return;
         }
+        let free = |cells: &Vec<usize>| {
+            cells
+                .iter()
+                .all(|&i| taken[i] != 1 && !(a.no_touch && taken[i] == 2))
+        };
+        let step = if w.sequential {
+            let room = w.every[depth].iter().filter(|c| free(c)).count() as f64;
+            1.0 / room
+        } else {
+            1.0
+        };
         for cells in &placements[depth] {
             // 1 = a ship part, 2 = a neighbour of one (only with no touching).
             let blocked = cells.iter().any(|&i| {
@@ -355,13 +388,19 @@ fn exact_marginals(a: &Area, lengths: &[u16]) -> Vec<f64> {
                     }
                 }
             }
-            walk(a, placements, depth + 1, taken, counts, total);
+            walk(w, depth + 1, weight * step, taken, counts, total);
             *taken = before;
         }
     }
+    let w = Walk {
+        a,
+        placements,
+        every,
+        sequential,
+    };
     let mut counts = vec![0.0; n];
     let mut total = 0.0;
-    walk(a, &placements, 0, &mut vec![0; n], &mut counts, &mut total);
+    walk(&w, 0, 1.0, &mut vec![0; n], &mut counts, &mut total);
     assert!(total > 0.0, "the position has a layout");
     counts
         .iter()
@@ -405,4 +444,120 @@ fn sampler_marginals_match_exact_enumeration() {
             "case {case}: largest error {worst}\nsampled {p:?}\nexact {exact:?}"
         );
     }
+}
+
+/// With the engine's random placement as the prior (the default for boards
+/// laid by "Random"), the sampler's marginals match the exact ones.
+#[test]
+fn sampler_follows_the_engines_random_placement_exactly() {
+    let cases: [(&[&str], &[u16], bool); 3] = [
+        (
+            &["~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~"],
+            &[4, 3, 2, 1],
+            true,
+        ),
+        (
+            &["~~~~~~", "~~X~~~", "~~~~~~", "~~O~~~", "~~~~~~", "~O~~~~"],
+            &[3, 2, 2],
+            true,
+        ),
+        (
+            &["~~~~~~", "~~~~~~", "~~X~O~", "~~~~~~", "~O~~~~", "~~~~~~"],
+            &[4, 3, 2],
+            false,
+        ),
+    ];
+    for (case, (rows, lengths, no_touch)) in cases.into_iter().enumerate() {
+        let mut a = area(rows, lengths, no_touch);
+        a.sequential_prior = true;
+        let exact = exact_marginals_with(&a, lengths, true);
+        let uniform = exact_marginals_with(&a, lengths, false);
+        let p = probabilities(&a, EFFORT, &mut Pcg64Mcg::seed_from_u64(70 + case as u64));
+        let gap = |x: &[f64], y: &[f64]| {
+            x.iter()
+                .zip(y)
+                .map(|(s, e)| (s - e).abs())
+                .fold(0.0, f64::max)
+        };
+        let worst = gap(&p, &exact);
+        assert!(
+            worst < 0.03,
+            "case {case}: largest error {worst}\nsampled {p:?}\nexact {exact:?}"
+        );
+        if case == 0 {
+            // The two priors really differ here, so the check above has teeth.
+            assert!(
+                gap(&exact, &uniform) > 0.05,
+                "worst {worst} teeth {}",
+                gap(&exact, &uniform)
+            );
+        }
+    }
+}
+
+/// The prior against the engine itself: on an empty classic board the
+/// sampler's marginals are the frequencies of the engine's random placement,
+/// and clearly not those of a uniform choice among all layouts, which crowds
+/// ships against the edges.
+#[test]
+fn an_empty_board_looks_like_the_engines_random_layouts() {
+    let setup = Setup {
+        preset: Preset::Classic,
+        seats: 2,
+        seed: 5,
+        options: Options::default(),
+        teams: None,
+    };
+    let game = Game::new(&setup).expect("classic sets up");
+    let rules = game.rules().clone();
+    let size = rules.board;
+    let mut rng = Pcg64Mcg::seed_from_u64(11);
+    let layouts = 40_000;
+    let mut freq = vec![0.0; size.cell_count()];
+    for _ in 0..layouts {
+        for placement in game.random_layout(0, &mut rng).expect("classic fits") {
+            let index = rules.type_index(&placement.ship_type).expect("known type");
+            for (x, y) in rules.catalogue[index]
+                .shape
+                .place(placement.at, placement.rot)
+            {
+                freq[size.index(Cell::new(x as u16, y as u16))] += 1.0 / layouts as f64;
+            }
+        }
+    }
+    let lengths = [4, 3, 3, 2, 2, 2, 1, 1, 1, 1];
+    let empty: Vec<String> = (0..size.rows)
+        .map(|_| "~".repeat(size.cols as usize))
+        .collect();
+    let rows: Vec<&str> = empty.iter().map(String::as_str).collect();
+    let mut a = area(&rows, &lengths, true);
+    let marginals = |a: &Area, seed: u64| {
+        let mut sum = vec![0.0; size.cell_count()];
+        for k in 0..8 {
+            let p = probabilities(a, EFFORT, &mut Pcg64Mcg::seed_from_u64(seed + k));
+            for (s, v) in sum.iter_mut().zip(p) {
+                *s += v / 8.0;
+            }
+        }
+        sum
+    };
+    let gap = |x: &[f64]| {
+        x.iter()
+            .zip(&freq)
+            .map(|(s, e)| (s - e).abs())
+            .fold(0.0, f64::max)
+    };
+    let uniform = marginals(&a, 100);
+    a.sequential_prior = true;
+    let sequential = marginals(&a, 200);
+    assert!(
+        gap(&sequential) < 0.02,
+        "sequential prior off by {}",
+        gap(&sequential)
+    );
+    assert!(
+        gap(&uniform) > 0.04,
+        "uniform prior only off by {}",
+        gap(&uniform)
+    );
 }

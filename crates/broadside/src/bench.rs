@@ -91,8 +91,8 @@ pub fn run(args: BenchArgs) -> Result<()> {
         );
         println!("turns to win: mean {:.2}", report.mean_turns);
         println!(
-            "time per move: mean {:.3} ms  p99 {:.3} ms",
-            report.mean_ms, report.p99_ms
+            "time per move: mean {:.3} ms  p99 {:.3} ms (CPU: mean {:.3} ms  p99 {:.3} ms)",
+            report.mean_ms, report.p99_ms, report.mean_cpu_ms, report.p99_cpu_ms
         );
     }
     Ok(())
