@@ -280,8 +280,13 @@ fn main() {
             .await
             .expect("a port");
         let addr = listener.local_addr().expect("an address");
+        // Measurements send as fast as they can: no rate limits here.
         let config = Config {
             bot_delay: Duration::ZERO,
+            frames_per_second: 1e9,
+            frame_burst: u32::MAX,
+            rooms_per_minute: 1e9,
+            room_burst: u32::MAX,
             ..Config::default()
         };
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -10,6 +10,7 @@ use broadside_ai::Level;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
 
+use crate::limits::Bucket;
 use crate::protocol::{self, ClientFrame, CreateRoom, Refusal, Role};
 use crate::room::{ConnId, Outbox, Person, Request, Room, RoomMsg, RoomSetup};
 use crate::secret;
@@ -17,6 +18,9 @@ use crate::server::{now_ms, Shared};
 
 /// Frames that may wait for a slow client before it is dropped from its room.
 const OUTBOX_FRAMES: usize = 256;
+
+/// Frames refused in a row for flooding before the connection is closed.
+const FLOOD_CLOSE: u32 = 2_000;
 
 /// Tries to make a new room code before giving up (codes are random; a clash
 /// with an existing room is rare).
@@ -29,6 +33,10 @@ struct Connection {
     person: Option<Person>,
     /// The room this connection is in, and its actor.
     room: Option<(String, mpsc::Sender<RoomMsg>)>,
+    frames: Bucket,
+    new_rooms: Bucket,
+    /// Frames refused for flooding since the last accepted one.
+    flooded: u32,
 }
 
 pub async fn run(mut socket: WebSocket, shared: Arc<Shared>) {
@@ -38,16 +46,27 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>) {
         return;
     }
     let (outbox, mut frames) = mpsc::channel::<String>(OUTBOX_FRAMES);
+    let config = &shared.config;
+    let frame_bucket = Bucket::new(config.frame_burst, config.frames_per_second);
+    let new_rooms = Bucket::new(config.room_burst, config.rooms_per_minute / 60.0);
     let mut connection = Connection {
         id: shared.next_conn_id(),
         shared,
         outbox,
         person: None,
         room: None,
+        frames: frame_bucket,
+        new_rooms,
+        flooded: 0,
     };
     loop {
         tokio::select! {
             incoming = socket.recv() => match incoming {
+                Some(Ok(Message::Text(_) | Message::Binary(_))) if !connection.admit() => {
+                    if connection.flooded >= FLOOD_CLOSE {
+                        break;
+                    }
+                }
                 Some(Ok(Message::Text(text))) => connection.frame(text.as_str()).await,
                 Some(Ok(Message::Binary(_))) => {
                     connection.refuse(&Refusal::new("bad_json", "frames are JSON text, not binary"), None);
@@ -67,6 +86,30 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>) {
 }
 
 impl Connection {
+    /// Whether a frame may be read now; the first frame refused in a flood is
+    /// answered with `rate_limited`, the rest are dropped silently.
+    fn admit(&mut self) -> bool {
+        if self.frames.take() {
+            self.flooded = 0;
+            return true;
+        }
+        self.flooded += 1;
+        if self.flooded == 1 {
+            let config = &self.shared.config;
+            self.refuse(
+                &Refusal::new(
+                    "rate_limited",
+                    format!(
+                        "too many frames: at most {} a second; frames are dropped until you slow down",
+                        config.frames_per_second
+                    ),
+                ),
+                None,
+            );
+        }
+        false
+    }
+
     fn send(&self, frame: String) {
         // The outbox is ours; if it is full the client is not reading and loses
         // this frame like it would lose the connection.
@@ -244,6 +287,15 @@ impl Connection {
     }
 
     async fn create_room(&mut self, person: Person, create: CreateRoom) -> Result<(), Refusal> {
+        if !self.new_rooms.take() {
+            return Err(Refusal::new(
+                "rate_limited",
+                format!(
+                    "too many new rooms: at most {} a minute",
+                    self.shared.config.rooms_per_minute
+                ),
+            ));
+        }
         let setup = RoomSetup {
             preset: create.preset,
             seats: create.seats,

@@ -16,6 +16,7 @@
 mod assets;
 mod connection;
 pub mod db;
+mod limits;
 mod protocol;
 mod room;
 mod secret;

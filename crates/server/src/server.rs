@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -18,6 +18,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 
 use crate::db::{Db, DbError};
+use crate::limits::Slot;
 use crate::protocol::MAX_MESSAGE_BYTES;
 use crate::room::{Room, RoomMsg};
 use crate::{assets, connection};
@@ -29,6 +30,15 @@ pub struct Config {
     pub bot_delay: Duration,
     /// How long a room with no connection and no running clock stays in memory.
     pub idle_room: Duration,
+    /// Open WebSocket connections at most; more are answered 503.
+    pub max_connections: usize,
+    /// Frames one connection may send per second on average, and in a burst.
+    /// Far above what a person's clicks need; a flood is refused.
+    pub frames_per_second: f64,
+    pub frame_burst: u32,
+    /// Rooms one connection may create per minute on average, and in a burst.
+    pub rooms_per_minute: f64,
+    pub room_burst: u32,
 }
 
 impl Default for Config {
@@ -36,6 +46,11 @@ impl Default for Config {
         Config {
             bot_delay: Duration::from_millis(700),
             idle_room: Duration::from_secs(600),
+            max_connections: 4096,
+            frames_per_second: 50.0,
+            frame_burst: 200,
+            rooms_per_minute: 10.0,
+            room_burst: 10,
         }
     }
 }
@@ -63,6 +78,8 @@ pub struct Shared {
     /// Taken (set to `None`) at shutdown so that the wait can end.
     alive: Mutex<Option<mpsc::Sender<()>>>,
     next_conn: AtomicU64,
+    /// Open WebSocket connections.
+    open: Arc<AtomicUsize>,
 }
 
 impl Shared {
@@ -168,6 +185,7 @@ pub async fn run(
         shutdown: shutdown_signal,
         alive: Mutex::new(Some(alive)),
         next_conn: AtomicU64::new(1),
+        open: Arc::new(AtomicUsize::new(0)),
     });
     restore_running(&shared)?;
     let app = Router::new()
@@ -236,10 +254,21 @@ pub fn serve_until_ctrl_c(
 }
 
 async fn upgrade(upgrade: WebSocketUpgrade, State(shared): State<Arc<Shared>>) -> Response {
+    // The slot is held by the connection's task, or freed if the upgrade fails.
+    let Some(slot) = Slot::acquire(&shared.open, shared.config.max_connections) else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server has too many connections; try again later",
+        )
+            .into_response();
+    };
     upgrade
         .max_message_size(MAX_MESSAGE_BYTES)
         .max_frame_size(MAX_MESSAGE_BYTES)
-        .on_upgrade(move |socket| connection::run(socket, shared))
+        .on_upgrade(move |socket| async move {
+            connection::run(socket, shared).await;
+            drop(slot);
+        })
 }
 
 /// Shown at `/` when the binary was built without a web client.

@@ -341,6 +341,7 @@ async fn an_idle_room_leaves_memory_and_comes_back_on_join() {
     let config = broadside_server::Config {
         bot_delay: Duration::ZERO,
         idle_room: Duration::from_millis(50),
+        ..broadside_server::Config::default()
     };
     let server = TestServer::start_with(&db, config).await;
     let mut ana = server.person("Ana").await;

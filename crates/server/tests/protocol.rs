@@ -310,3 +310,107 @@ async fn action_previews_need_a_started_game() {
     assert_eq!(ana.expect_error().await, "not_started");
     server.stop().await;
 }
+
+/// The default configuration with bots that move at once.
+fn quick() -> broadside_server::Config {
+    broadside_server::Config {
+        bot_delay: Duration::ZERO,
+        ..broadside_server::Config::default()
+    }
+}
+
+/// A client that floods frames is slowed down: one `rate_limited` error, the
+/// excess dropped, and normal service once it slows down.
+#[tokio::test]
+async fn a_flood_of_frames_is_rate_limited() {
+    let (_dir, db) = temp_db();
+    let config = broadside_server::Config {
+        frames_per_second: 20.0,
+        frame_burst: 10,
+        ..quick()
+    };
+    let server = TestServer::start_with(&db, config).await;
+    let mut client = server.person("Ana").await;
+    for _ in 0..60 {
+        client.send(json!({"type": "my_games"})).await;
+    }
+    let answers = client.drain(QUIET).await;
+    let games = answers.iter().filter(|f| f["type"] == "games").count();
+    let limited: Vec<&Value> = answers
+        .iter()
+        .filter(|f| f["type"] == "error" && f["code"] == "rate_limited")
+        .collect();
+    assert!(
+        (5..40).contains(&games),
+        "the burst and a little refill are served, not all 60: {games}"
+    );
+    assert_eq!(limited.len(), 1, "one warning per flood: {answers:?}");
+    assert_eq!(
+        games + 1,
+        answers.len(),
+        "nothing else is sent: {answers:?}"
+    );
+    // After a pause the connection serves again.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    client.send(json!({"type": "my_games"})).await;
+    client.expect("games").await;
+}
+
+/// Creating rooms has its own, tighter limit.
+#[tokio::test]
+async fn creating_rooms_is_rate_limited() {
+    let (_dir, db) = temp_db();
+    let config = broadside_server::Config {
+        rooms_per_minute: 1.0,
+        room_burst: 2,
+        ..quick()
+    };
+    let server = TestServer::start_with(&db, config).await;
+    let mut client = server.person("Ana").await;
+    client.create(json!({"preset": "classic"})).await;
+    client.create(json!({"preset": "classic"})).await;
+    client
+        .send(json!({"type": "create_room", "preset": "classic"}))
+        .await;
+    let error = client.expect_any("error").await;
+    assert_eq!(error["code"], "rate_limited", "{error}");
+    assert_eq!(error["request"], "create_room", "{error}");
+    // Other frames still work.
+    client.send(json!({"type": "my_games"})).await;
+    client.expect("games").await;
+}
+
+/// Past the cap on open connections the upgrade is refused with 503, and a
+/// closed connection frees its place.
+#[tokio::test]
+async fn open_connections_are_capped() {
+    let (_dir, db) = temp_db();
+    let config = broadside_server::Config {
+        max_connections: 2,
+        ..quick()
+    };
+    let server = TestServer::start_with(&db, config).await;
+    let first = server.person("Ana").await;
+    let _second = server.person("Rui").await;
+    let url = format!("ws://{}/ws", server.addr);
+    match tokio_tungstenite::connect_async(url.as_str()).await {
+        Err(tokio_tungstenite::tungstenite::Error::Http(response)) => {
+            assert_eq!(response.status(), 503)
+        }
+        other => panic!(
+            "a third connection must be refused: {:?}",
+            other.map(|_| ())
+        ),
+    }
+    drop(first);
+    // The server notices the close and frees the place.
+    let mut connected = false;
+    for _ in 0..50 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        if tokio_tungstenite::connect_async(url.as_str()).await.is_ok() {
+            connected = true;
+            break;
+        }
+    }
+    assert!(connected, "a closed connection frees its place");
+}
