@@ -7,6 +7,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { before, after } from "node:test";
 import { chromium } from "playwright-core";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -135,6 +136,23 @@ export async function launchBrowser() {
   return { browser, close: () => browser.close() };
 }
 
+/**
+ * The server and the browser of one test file: started before its first test
+ * and stopped after its last (`fixture.server.url`, `fixture.chromium.browser`).
+ */
+export function fileFixture() {
+  const fixture = { server: null, chromium: null };
+  before(async () => {
+    fixture.server = await sharedServer();
+    fixture.chromium = await launchBrowser();
+  });
+  after(async () => {
+    await fixture.chromium?.close();
+    await fixture.server?.stop();
+  });
+  return fixture;
+}
+
 /** A new player: an isolated browser context (its own localStorage) and a page. */
 export async function newPlayer(browser, { locale = "en-GB", colorScheme = "light", width = 1360, height = 900, touch = false } = {}) {
   const context = await browser.newContext({ locale, colorScheme, viewport: { width, height }, deviceScaleFactor: 1, hasTouch: touch, isMobile: touch });
@@ -218,10 +236,11 @@ export async function boardMarks(page, selector) {
 /**
  * Fires one shot if it is this page's turn: a cell next to an unsunk hit if
  * there is one (so games end sooner), else the first unknown cell of a
- * checkerboard. Returns false when it is not this page's turn.
+ * checkerboard. `avoid` lists cells never to choose ("board:col,row", see
+ * ownShipKeys). Returns false when it is not this page's turn.
  */
-export async function fireOnce(page) {
-  const target = await page.evaluate(() => {
+export async function fireOnce(page, { avoid = [] } = {}) {
+  const target = await page.evaluate((avoid) => {
     const banner = document.querySelector("#turn-banner.mine");
     if (!banner || !document.querySelector(".battle")) return null;
     // Checked in the same look as the turn, so a frame cannot slip in between.
@@ -231,7 +250,9 @@ export async function fireOnce(page) {
     const at = (c, r) => board.querySelector(`.cell[data-col="${c}"][data-row="${r}"]`);
     // In the shared sea only the opponents' blocks are targets.
     const foe = (el) => el.dataset.block === undefined || el.classList.contains("blk-foe");
-    const open = (el) => el && foe(el) && (el.classList.contains("m-unknown") || el.classList.contains("m-scan_ship"));
+    const banned = new Set(avoid);
+    const allowed = (el) => !banned.has(`${board.dataset.board}:${el.dataset.col},${el.dataset.row}`);
+    const open = (el) => el && foe(el) && allowed(el) && (el.classList.contains("m-unknown") || el.classList.contains("m-scan_ship"));
     for (const hit of board.querySelectorAll(".cell.m-hit, .cell.m-hit_unknown_owner")) {
       const c = Number(hit.dataset.col);
       const r = Number(hit.dataset.row);
@@ -244,7 +265,7 @@ export async function fireOnce(page) {
     const parity = cells.filter((el) => (Number(el.dataset.col) + Number(el.dataset.row)) % 2 === 0);
     const pick = (parity.length ? parity : cells)[0];
     return pick ? [Number(pick.dataset.col), Number(pick.dataset.row)] : null;
-  });
+  }, avoid);
   if (!target) return false;
   if (target === "volley") return fireVolley(page);
   const cell = page.locator(`.target-board.armed .cell[data-col="${target[0]}"][data-row="${target[1]}"]`);
@@ -329,6 +350,28 @@ export function recordFrames(page) {
   return frames;
 }
 
+/** Records every WebSocket frame the page sends (register before the page opens its socket). */
+export function recordSent(page) {
+  const frames = [];
+  page.on("websocket", (ws) => {
+    ws.on("framesent", ({ payload }) => frames.push(JSON.parse(typeof payload === "string" ? payload : payload.toString())));
+  });
+  return frames;
+}
+
+/**
+ * The cells of this page's own ships as "board:col,row" keys: what another
+ * page of the same test may be told to avoid, so that a game lasts until every
+ * ability has been used (the test knows both fleets; the pages never do).
+ */
+export async function ownShipKeys(page) {
+  return page.evaluate(() => {
+    const board = document.querySelector(".board-card.own .board");
+    if (!board) return [];
+    return [...board.querySelectorAll(".cell.m-ship")].map((el) => `${board.dataset.board}:${el.dataset.col},${el.dataset.row}`);
+  });
+}
+
 /**
  * Checks that no state frame carried what its seat may not know (R-3.4, R-7.4,
  * R-8.3, R-9.3): no intact part ('*') on a board outside the seat's team, no
@@ -382,12 +425,14 @@ export function checkFrames(frames, label = "") {
 /**
  * Plays this page's salvo if one is due: on every opponent's tab (or block of
  * the shared sea) it chooses cells next to known hits first, then a
- * checkerboard, until the submit button comes on, and submits. Returns false
- * when no salvo is due.
+ * checkerboard, until the submit button comes on, and submits. `avoid` lists
+ * cells never to choose (see fireOnce); the answer awaited is a new state, the
+ * end, or an element matching `refused` (a choice the refusal reopens).
+ * Returns false when no salvo is due.
  */
-export async function playSalvo(page) {
+export async function playSalvo(page, { avoid = [], refused = null } = {}) {
   const states = await page.evaluate(() => document.getElementById("app").dataset.states);
-  const result = await page.evaluate(() => {
+  const result = await page.evaluate((avoid) => {
     const submit = () => document.querySelector("#submit-salvo");
     if (!submit() || !document.querySelector("#turn-banner.mine")) return "none";
     const tried = new Set();
@@ -407,8 +452,8 @@ export async function playSalvo(page) {
       const board = document.querySelector(".target-board.armed");
       if (!board) return "no-board";
       const full = new Set([...document.querySelectorAll(".block-due.done")].map((el) => el.dataset.block));
-      const ok = (el) => el && !el.classList.contains("chosen") && (el.dataset.block === undefined || (el.classList.contains("blk-foe") && !full.has(el.dataset.block))) && (el.classList.contains("m-unknown") || el.classList.contains("m-scan_ship"));
       const key = (el) => `${board.dataset.board}:${el.dataset.col},${el.dataset.row}`;
+      const ok = (el) => el && !el.classList.contains("chosen") && !avoid.includes(key(el)) && (el.dataset.block === undefined || (el.classList.contains("blk-foe") && !full.has(el.dataset.block))) && (el.classList.contains("m-unknown") || el.classList.contains("m-scan_ship"));
       const at = (c, r) => board.querySelector(`.cell[data-col="${c}"][data-row="${r}"]`);
       let pick = null;
       for (const hit of board.querySelectorAll(".cell.m-hit, .cell.m-hit_unknown_owner")) {
@@ -427,11 +472,11 @@ export async function playSalvo(page) {
       pick.click();
     }
     return "gave-up";
-  });
+  }, avoid);
   if (result === "none") return false;
   if (result !== "sent") throw new Error(`salvo: ${result}`);
   // The answer: the round goes on without this page (or resolves).
-  await page.waitForFunction((before) => document.getElementById("app").dataset.states !== before || document.querySelector(".end"), states, { timeout: 20000 }).catch(async (error) => {
+  await page.waitForFunction(([before, refused]) => document.getElementById("app").dataset.states !== before || document.querySelector(".end") || (refused && document.querySelector(refused)), [states, refused], { timeout: 20000 }).catch(async (error) => {
     const toast = await page.locator("#toast").innerText().catch(() => "");
     throw new Error(`the salvo got no answer (${toast}): ${error.message}`);
   });

@@ -1,19 +1,18 @@
-// End-to-end tests of games of three or more, the shared sea and the space
-// battle (issue 6), against a real `broadside serve` in headless Chromium.
+// End-to-end tests of games of three or more and the shared sea (issue 6),
+// against a real `broadside serve` in headless Chromium (the space battle is
+// in space.test.js).
 // Every page records the WebSocket frames it receives, and each game ends
 // with a check that no frame told a seat what it may not know.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  sharedServer,
-  launchBrowser,
+  fileFixture,
   newPlayer,
   openHome,
   chooseRules,
   waitForLobby,
   placeRandomAndReady,
-  fireOnce,
   shoot,
   recordFrames,
   checkFrames,
@@ -21,22 +20,11 @@ import {
   playMultiToEnd,
 } from "./harness.js";
 
-let server;
-let chromium;
-
-before(async () => {
-  server = await sharedServer();
-  chromium = await launchBrowser();
-});
-
-after(async () => {
-  await chromium?.close();
-  await server?.stop();
-});
+const fixture = fileFixture();
 
 /** A player whose received frames are recorded from the first one. */
 async function recordedPlayer(options) {
-  const player = await newPlayer(chromium.browser, options);
+  const player = await newPlayer(fixture.chromium.browser, options);
   player.frames = recordFrames(player.page);
   return player;
 }
@@ -59,7 +47,7 @@ async function start(page) {
 test("four players, two people and two bots, play salvo rounds to the end", async () => {
   const host = await recordedPlayer();
   const guest = await recordedPlayer({ locale: "it-IT" });
-  await openHome(host.page, server.url, "Ana");
+  await openHome(host.page, fixture.server.url, "Ana");
   await chooseRules(host.page, "classic");
   await host.page.click("#play-friend");
   await waitForLobby(host.page);
@@ -133,7 +121,7 @@ test("four players, two people and two bots, play salvo rounds to the end", asyn
 
 test("a 2v2 team game: team-mates' seas are shown and never targets", async () => {
   const host = await recordedPlayer();
-  await openHome(host.page, server.url, "Ana");
+  await openHome(host.page, fixture.server.url, "Ana");
   await chooseRules(host.page, "classic");
   await host.page.click("#play-bot");
   await waitForLobby(host.page);
@@ -145,7 +133,7 @@ test("a 2v2 team game: team-mates' seas are shown and never targets", async () =
   // An outside spectator watches too: it may see only what was announced (R-11.4).
   const code = await waitForLobby(host.page);
   const spectator = await recordedPlayer();
-  await spectator.page.goto(`${server.url}/r/${code}?watch`);
+  await spectator.page.goto(`${fixture.server.url}/r/${code}?watch`);
   await spectator.page.waitForSelector(".lobby .badge");
   await start(host.page);
   await host.page.waitForSelector(".placement");
@@ -173,7 +161,7 @@ test("a 2v2 team game: team-mates' seas are shown and never targets", async () =
 
 test("a shared sea of three: own block marked, «?» hits, played to the end", async () => {
   const { context, page, frames } = await recordedPlayer();
-  await openHome(page, server.url, "Ana");
+  await openHome(page, fixture.server.url, "Ana");
   await chooseRules(page, "shared");
   await page.click("#play-bot");
   await waitForLobby(page);
@@ -206,164 +194,9 @@ test("a shared sea of three: own block marked, «?» hits, played to the end", a
   await context.close();
 });
 
-test("space: buy the default fleet, place it, fire the laser and the nuke, then the end", async () => {
-  const { context, page, frames } = await recordedPlayer();
-  await openHome(page, server.url, "Ana");
-  await chooseRules(page, "space");
-  // An easy bot: the dreadnought should live to round 9, when the nuke is ready.
-  await page.selectOption("#bot-level", "easy");
-  await page.click("#play-bot");
-  await waitForLobby(page);
-  // Fewer credits shrink the default fleet to the longest prefix it can pay (R-7.3).
-  await page.fill("#opt-credits", "250");
-  await page.locator("#opt-credits").press("Tab");
-  await page.waitForFunction(() => /250/.test(document.querySelector(".rule-summary").textContent));
-  await start(page);
-  await page.waitForSelector(".shop #buy");
-  // The catalogue shows every ship with its price; the default fleet fits the credits.
-  assert.ok((await page.locator(".shop-item").count()) >= 9);
-  await page.click("#default-fleet");
-  assert.match(await page.locator("#credits-left").innerText(), /10 \/ 250/);
-  // The capital rule: with a dreadnought in the order, no station can be added.
-  assert.equal(await page.locator('[data-more="station"]').isDisabled(), true);
-  await shoot(page, "en-shop");
-  await page.click("#buy");
-  await page.waitForSelector(".placement #random", { timeout: 15000 });
-  // The bought fleet is in the dock: a dreadnought, two lancers and two spirits.
-  assert.equal(await page.locator(".dock-ship").count(), 5);
-  await page.click("#random");
-  await page.waitForSelector("#ready:not([disabled])");
-  await page.click("#ready");
-  await page.waitForSelector(".battle");
-  assert.ok(await page.locator("#special-laser").count(), "the ability bar shows the laser");
-
-  let lasered = false;
-  let nuked = false;
-  for (let step = 0; step < 3000 && !nuked && !(await page.locator(".end").count()); step += 1) {
-    if (lasered && !nuked && (await page.locator("#special-nuke:not([disabled])").count())) {
-      // The nuke's preview: the 13 cells at Manhattan distance ≤ 2 (R-7.8).
-      await page.click("#special-nuke");
-      const target = await page.$$eval(".target-board.armed .cell.m-unknown", (els) => {
-        const inner = els.find((el) => Number(el.dataset.col) >= 2 && Number(el.dataset.row) >= 2 && Number(el.dataset.col) <= 17 && Number(el.dataset.row) <= 7);
-        return [inner.dataset.col, inner.dataset.row];
-      });
-      const cell = `.target-board .cell[data-col='${target[0]}'][data-row='${target[1]}']`;
-      await page.hover(cell);
-      await page.waitForSelector(".target-board .cell.area");
-      assert.equal(await page.locator(".target-board .cell.area").count(), 13);
-      await page.click(cell);
-      await page.waitForFunction(() => !document.querySelector("#special-nuke") || document.querySelector("#special-nuke").disabled);
-      nuked = true;
-      continue;
-    }
-    if (!lasered && (await page.locator("#special-laser:not([disabled])").count())) {
-      await page.click("#special-laser");
-      await page.click("#laser-end");
-      assert.match(await page.locator("#laser-end").innerText(), /bottom/);
-      await page.hover(".target-board .cell[data-col='4'][data-row='3']");
-      await page.waitForSelector(".target-board .cell.area");
-      assert.equal(await page.locator(".target-board .cell.area").count(), 10, "the laser's column is previewed");
-      await shoot(page, "en-ability-preview");
-      await page.click(".target-board .cell[data-col='4'][data-row='3']");
-      await page.waitForFunction(() => !document.querySelector("#special-laser") || document.querySelector("#special-laser").disabled);
-      lasered = true;
-      continue;
-    }
-    if (!(await fireOnce(page))) await page.waitForTimeout(40);
-  }
-  assert.ok(lasered, "the laser was fired");
-  assert.ok(nuked, "the nuke was fired");
-  // The abilities are shown; the game then ends by a resignation.
-  page.once("dialog", (dialog) => dialog.accept());
-  await page.click("#resign");
-  await page.waitForSelector("#end-card");
-  const counted = checkFrames(frames, "space");
-  assert.ok(counted.private > 5);
-  assert.deepEqual(page.errors || [], []);
-  await context.close();
-});
-
-/** Uses an ability on the sea in view: reserve at once, the others on an unknown cell. */
-async function useAbility(page, kind) {
-  const states = await page.evaluate(() => document.getElementById("app").dataset.states);
-  const salvo = (await page.locator("#submit-salvo").count()) > 0;
-  await page.click(`#special-${kind}`);
-  if (kind !== "reserve") {
-    const cell = await page.$$eval(".target-board.armed .cell.m-unknown", (els) => [els[Math.floor(els.length / 2)].dataset.col, els[Math.floor(els.length / 2)].dataset.row]);
-    await page.click(`.target-board.armed .cell[data-col='${cell[0]}'][data-row='${cell[1]}']`);
-  }
-  if (salvo) {
-    // The ability replaces the shots on this opponent: its tab owes nothing now.
-    await page.waitForSelector(".sea-tab.active .due.done");
-    assert.match(await page.locator("#submit-salvo").innerText(), /⚡/);
-  } else {
-    await page.waitForFunction((before) => document.getElementById("app").dataset.states !== before, states);
-  }
-}
-
-test("space with three: the shop, then laser, scanner and reserve in salvo rounds", async () => {
-  const { context, page, frames } = await recordedPlayer({ locale: "es-ES" });
-  await openHome(page, server.url, "Lucía");
-  await chooseRules(page, "space");
-  await page.click("#play-bot");
-  await waitForLobby(page);
-  await setSeatCount(page, 3);
-  await makeBot(page, 2, "easy");
-  // Full fleets of 500 credits: nobody can be sunk out before the reserve's round 9.
-  await start(page);
-  await page.waitForSelector(".shop #buy");
-  const order = ["station", "lancer", "lancer", "spirit", "spirit", "cruiser", "cruiser", "frigate", "frigate", "corvette", "scout", "fighter", "fighter", "fighter", "fighter"];
-  for (const id of order) await page.click(`[data-more="${id}"]`);
-  assert.match(await page.locator("#credits-left").innerText(), /0 \/ 500/);
-  // With the station bought the dreadnought is locked by the capital rule.
-  assert.equal(await page.locator('[data-more="dreadnought"]').isDisabled(), true);
-  await shoot(page, "es-shop");
-  await page.click("#buy");
-  await page.waitForSelector(".placement #random", { timeout: 15000 });
-  assert.equal(await page.locator(".dock-ship").count(), order.length);
-  await page.click("#random");
-  await page.waitForSelector("#ready:not([disabled])");
-  await page.click("#ready");
-  await page.waitForSelector(".battle");
-  // Opponents' fleets are secret in space: only their ship counts show.
-  assert.match(await page.locator(".sea-tab").first().innerText(), /\d+\/\d+/);
-
-  const used = new Set();
-  for (let step = 0; step < 5000 && used.size < 3 && !(await page.locator(".end").count()); step += 1) {
-    const mine = await page.locator("#turn-banner.mine").count();
-    if (mine) {
-      const ready = ["laser", "scanner", "reserve"].filter((k) => !used.has(k));
-      let acted = false;
-      for (const kind of ready) {
-        if (await page.locator(`#special-${kind}:not([disabled])`).count()) {
-          await useAbility(page, kind);
-          used.add(kind);
-          acted = true;
-          break;
-        }
-      }
-      if (acted && !(await page.locator("#submit-salvo").count())) continue;
-    }
-    if (await playSalvo(page)) continue;
-    if (!(await fireOnce(page))) await page.waitForTimeout(40);
-  }
-  assert.deepEqual([...used].sort(), ["laser", "reserve", "scanner"]);
-  // The reserve's fighters joined the fleet: the own count went up by three.
-  await page.waitForFunction(() => /\b(1[6-8])\b/.test(document.querySelector(".board-card.own .board-note")?.textContent || ""));
-  // Then the person resigns and the two bots fight it out.
-  page.once("dialog", (dialog) => dialog.accept());
-  await page.click("#resign");
-  await page.waitForSelector("#watching");
-  await page.waitForSelector("#end-card", { timeout: 120000 });
-  const counted = checkFrames(frames, "space3");
-  assert.ok(counted.private > 10);
-  assert.deepEqual(page.errors || [], []);
-  await context.close();
-});
-
 test("a focus salvo: every shot on one opponent, then the bots play on", async () => {
   const { context, page, frames } = await recordedPlayer({ locale: "pt-BR" });
-  await openHome(page, server.url, "João");
+  await openHome(page, fixture.server.url, "João");
   await chooseRules(page, "classic");
   await page.click("#play-bot");
   await waitForLobby(page);
@@ -400,7 +233,7 @@ test("a focus salvo: every shot on one opponent, then the bots play on", async (
 
 test("a shared sea of four in two teams: the team-mate's block is marked", async () => {
   const { context, page, frames } = await recordedPlayer({ locale: "pt-PT" });
-  await openHome(page, server.url, "Inês");
+  await openHome(page, fixture.server.url, "Inês");
   await chooseRules(page, "shared");
   await page.click("#play-bot");
   await waitForLobby(page);

@@ -1,13 +1,12 @@
 // End-to-end tests of the web client against a real `broadside serve`, in a
 // real headless Chromium (UI.md, issue 4 acceptance 1 and 3).
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import path from "node:path";
 import { rmSync } from "node:fs";
 import {
-  sharedServer,
-  launchBrowser,
+  fileFixture,
   newPlayer,
   openHome,
   chooseRules,
@@ -23,18 +22,7 @@ import {
   tempDir,
 } from "./harness.js";
 
-let server;
-let chromium;
-
-before(async () => {
-  server = await sharedServer();
-  chromium = await launchBrowser();
-});
-
-after(async () => {
-  await chromium?.close();
-  await server?.stop();
-});
+const fixture = fileFixture();
 
 async function createBotGame(page, preset = "classic") {
   await chooseRules(page, preset);
@@ -68,8 +56,8 @@ async function placedCells(page, index) {
 }
 
 test("a person plays a bot to the end, placing by drag, rotate and Random", async () => {
-  const { context, page } = await newPlayer(chromium.browser);
-  await openHome(page, server.url, "Ana");
+  const { context, page } = await newPlayer(fixture.chromium.browser);
+  await openHome(page, fixture.server.url, "Ana");
   await createBotGame(page, "classic");
 
   // Drag the battleship (4 cells, the first of the fleet) to A1, turned by R while dragging.
@@ -126,8 +114,8 @@ test("a person plays a bot to the end, placing by drag, rotate and Random", asyn
 });
 
 test("keyboard only: place with arrows, R and Enter; aim with arrows and fire with Enter", async () => {
-  const { context, page } = await newPlayer(chromium.browser);
-  await openHome(page, server.url, "Teclas");
+  const { context, page } = await newPlayer(fixture.chromium.browser);
+  await openHome(page, fixture.server.url, "Teclas");
   await createBotGame(page, "classic");
 
   // Enter on a docked ship picks it up; arrows move it, R turns it, Enter drops it.
@@ -164,8 +152,8 @@ test("keyboard only: place with arrows, R and Enter; aim with arrows and fire wi
 });
 
 test("on a phone: long-press turns a ship, and the boards stack", async () => {
-  const { context, page } = await newPlayer(chromium.browser, { locale: "pt-BR", width: 390, height: 844, touch: true });
-  await openHome(page, server.url, "Zé");
+  const { context, page } = await newPlayer(fixture.chromium.browser, { locale: "pt-BR", width: 390, height: 844, touch: true });
+  await openHome(page, fixture.server.url, "Zé");
   await createBotGame(page, "classic");
   // Put the battleship at A1 (keyboard), then press and hold it with a finger.
   await page.focus('.dock-ship[data-ship="0"]');
@@ -196,9 +184,9 @@ test("on a phone: long-press turns a ship, and the boards stack", async () => {
 });
 
 test("two browsers play each other through the invite link", async () => {
-  const host = await newPlayer(chromium.browser);
-  const guest = await newPlayer(chromium.browser, { locale: "pt-PT" });
-  await openHome(host.page, server.url, "Ana");
+  const host = await newPlayer(fixture.chromium.browser);
+  const guest = await newPlayer(fixture.chromium.browser, { locale: "pt-PT" });
+  await openHome(host.page, fixture.server.url, "Ana");
   await chooseRules(host.page, "hasbro");
   await host.page.click("#play-friend");
   const code = await waitForLobby(host.page);
@@ -243,8 +231,8 @@ test("two browsers play each other through the invite link", async () => {
 });
 
 test("a page reload mid-game resumes the same game", async () => {
-  const { context, page } = await newPlayer(chromium.browser);
-  await openHome(page, server.url, "Rui");
+  const { context, page } = await newPlayer(fixture.chromium.browser);
+  await openHome(page, fixture.server.url, "Rui");
   await createBotGame(page, "italia");
   await placeRandomAndReady(page);
   await page.waitForSelector(".battle");
@@ -276,7 +264,7 @@ test("a server restart mid-game resumes with nothing lost", async () => {
   const dir = tempDir();
   const own = new ServerProcess({ port: await freePort(), db: path.join(dir, "restart.sqlite") });
   await own.start();
-  const { context, page } = await newPlayer(chromium.browser);
+  const { context, page } = await newPlayer(fixture.chromium.browser);
   try {
     await openHome(page, own.url, "Bea");
     await createBotGame(page, "classic");
@@ -318,8 +306,8 @@ const SCREENS = [
 
 for (const screen of SCREENS) {
   test(`screenshots of placement, battle and the end in ${screen.lang}`, async () => {
-    const { context, page } = await newPlayer(chromium.browser, { locale: screen.locale, colorScheme: screen.scheme });
-    await openHome(page, server.url, { en: "Ana", "pt-PT": "Inês", "pt-BR": "João", es: "Lucía", it: "Giulia" }[screen.lang]);
+    const { context, page } = await newPlayer(fixture.chromium.browser, { locale: screen.locale, colorScheme: screen.scheme });
+    await openHome(page, fixture.server.url, { en: "Ana", "pt-PT": "Inês", "pt-BR": "João", es: "Lucía", it: "Giulia" }[screen.lang]);
     assert.equal(await page.getAttribute("html", "lang"), screen.lang);
     if (screen.lang === "en") await shoot(page, "en-home");
     await chooseRules(page, screen.preset);
