@@ -40,6 +40,11 @@ if [ -z "${BROADSIDE_BIN:-}" ]; then
   target_dir="${CARGO_TARGET_DIR:-$root/target}"
   BROADSIDE_BIN="$target_dir/release/broadside"
 fi
+# The tests run in tests/e2e: a relative path is made absolute first.
+case "$BROADSIDE_BIN" in
+  /*) ;;
+  *) BROADSIDE_BIN="$root/$BROADSIDE_BIN" ;;
+esac
 export BROADSIDE_BIN
 
 work="$(mktemp -d)"
