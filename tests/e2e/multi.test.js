@@ -15,6 +15,7 @@ import {
   placeRandomAndReady,
   shoot,
   recordFrames,
+  recordSent,
   checkFrames,
   playSalvo,
   playMultiToEnd,
@@ -263,6 +264,55 @@ test("a shared sea of four in two teams: the team-mate's block is marked", async
   await page.waitForSelector("#watching");
   await page.waitForSelector("#end-card", { timeout: 120000 });
   checkFrames(frames, "shared-teams");
+  assert.deepEqual(page.errors || [], []);
+  await context.close();
+});
+
+test("a round timer: the person does not submit, the shots fall at random and the round is shown", async () => {
+  const { context, page, frames } = await recordedPlayer();
+  const sent = recordSent(page);
+  await openHome(page, fixture.server.url, "Ana");
+  await chooseRules(page, "classic");
+  await page.click("#play-bot");
+  await waitForLobby(page);
+  await setSeatCount(page, 3);
+  await makeBot(page, 2, "easy");
+  // Three seconds per salvo round (R-6.1, R-11.1).
+  await page.fill("#opt-round", "3");
+  await page.locator("#opt-round").press("Tab");
+  await page.waitForFunction(() => /\b3 seconds per salvo round/.test(document.querySelector(".rule-summary").textContent));
+  await start(page);
+  await page.waitForSelector(".placement");
+  await placeRandomAndReady(page);
+  await page.waitForSelector(".battle #submit-salvo");
+  const me = await page.evaluate(() => Number(document.querySelector(".board-card.own .board").dataset.board));
+  // The countdown of the round is on the banner.
+  assert.match(await page.locator("#turn-banner [data-clock]").innerText(), /^0:0[0-3]$/);
+  // One shot chosen, never submitted: choices stay in the browser until sent.
+  await page.locator(".target-board.armed .cell.m-unknown").nth(5).click();
+  assert.equal(await page.locator(".target-board .cell.chosen").count(), 1);
+  const before = frames.length;
+  await page.waitForSelector("#round-timed-out", { timeout: 10000 });
+  // The round's result is shown: the person's line says where the random shots fell.
+  const summary = await page.locator("#round-summary").innerText();
+  const mine = summary.split("\n").find((line) => line.startsWith("You"));
+  assert.ok(mine && (mine.match(/→/g) || []).length === 2, `shots on both opponents in: ${mine}`);
+  // The server drew them: no salvo left this page, and exactly two shots fell on
+  // each opponent, on distinct cells (R-6.3, R-6.4).
+  assert.ok(!sent.some((f) => f.type === "command" && f.command?.cmd === "salvo"), "the person sent no salvo");
+  const resolved = frames.slice(before).map((f) => JSON.parse(f)).find((f) => f.type === "state" && (f.events || []).some((e) => e.event === "shot"));
+  assert.ok(resolved.events.some((e) => e.event === "salvo_submitted" && e.seat === me), "the clock submitted for the person");
+  const shots = resolved.events.filter((e) => e.event === "shot" && e.shooter === me);
+  const perBoard = new Map();
+  for (const e of shots) perBoard.set(e.board, [...(perBoard.get(e.board) || []), `${e.at}`]);
+  assert.deepEqual([...perBoard.keys()].sort(), [0, 1, 2].filter((s) => s !== me).sort());
+  for (const [board, cells] of perBoard) assert.equal(new Set(cells).size, 2, `two distinct shots on seat ${board}`);
+  // A new round begins with nothing chosen.
+  assert.equal(await page.locator(".target-board .cell.chosen").count(), 0);
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.click("#resign");
+  await page.waitForSelector("#watching");
+  checkFrames(frames, "round-timer");
   assert.deepEqual(page.errors || [], []);
   await context.close();
 });

@@ -42,6 +42,9 @@ export const S = {
   reserve: null,
   // The cells of a reserve on its way to the server, so a refusal can say what went wrong.
   reserveSent: null,
+  // The seat's round in which the person last sent a salvo: a round resolved
+  // without one ran out of time (R-6.3).
+  salvoSentRound: null,
   laserEnd: "top",
   tab: null,
   roundSummary: null,
@@ -251,7 +254,10 @@ function onState(frame) {
   if ((frame.events || []).some((e) => e.event === "reinforced")) S.reserveSent = null;
   if (before && before.salvo_round && before.phase === "battle" && (frame.events || []).some((e) => e.event === "shot" || e.event === "action_used")) {
     // The frame that resolved a salvo round: keep its story for the summary card.
-    S.roundSummary = summarizeRound(frame.events, S.salvoRoundNo || 1);
+    // The round's clock ran out on this seat if its salvo came with the
+    // resolution although the person sent none this round (R-6.3).
+    const timedOut = seat !== null && S.salvoSentRound !== before.round && frame.events.some((e) => e.event === "salvo_submitted" && e.seat === seat);
+    S.roundSummary = summarizeRound(frame.events, S.salvoRoundNo || 1, timedOut);
   }
   for (const event of frame.events || []) if (event.event === "round_started") S.salvoRoundNo = event.round;
   const meNow = mySeat();
@@ -1480,6 +1486,7 @@ function toggleSalvoCell(board, col, row) {
 }
 
 function submitSalvo() {
+  S.salvoSentRound = S.view.round;
   S.reserveSent = S.salvoAction?.kind === "reserve" ? S.salvoAction.cells : null;
   const shots = [];
   for (const [key, cells] of Object.entries(S.salvo)) for (const at of cells) shots.push({ board: boardOfKey(key), at });
@@ -1487,7 +1494,7 @@ function submitSalvo() {
 }
 
 /** The round's results in words, from the events of the frame that resolved it. */
-function summarizeRound(events, round) {
+function summarizeRound(events, round, timedOut) {
   const shots = events.filter((e) => e.event === "shot");
   const others = events.filter((e) => ["sunk", "eliminated", "action_used", "reinforced", "game_over"].includes(e.event));
   if (!shots.length && !others.some((e) => e.event === "action_used")) return null;
@@ -1496,7 +1503,7 @@ function summarizeRound(events, round) {
     if (!byShooter.has(e.shooter)) byShooter.set(e.shooter, []);
     byShooter.get(e.shooter).push(e);
   }
-  return { round, byShooter: [...byShooter.entries()], others };
+  return { round, byShooter: [...byShooter.entries()], others, timedOut };
 }
 
 function resultIcon(result) {
@@ -1547,7 +1554,7 @@ function renderRoundSummary() {
       h("h2", {}, t("round_summary", { round: sum.round })),
       h("button", { class: "icon-button", type: "button", id: "close-summary", "aria-label": t("close"), onclick: () => { S.roundSummary = null; render(); } }, "✕"),
     ),
-    h("ul", { class: "summary-list" }, lines, extra),
+    h("ul", { class: "summary-list" }, sum.timedOut ? h("li", { class: "sum-timeout", id: "round-timed-out" }, `⏱ ${t("round_timed_out")}`) : null, lines, extra),
   );
 }
 
