@@ -25,15 +25,13 @@ impl Drop for Server {
 
 /// Starts `broadside serve` on a free port; returns it and its address.
 fn serve(dir: &std::path::Path) -> (Server, String) {
+    serve_at(dir, "127.0.0.1:0")
+}
+
+/// Starts `broadside serve` on `addr` over the database in `dir`.
+fn serve_at(dir: &std::path::Path, addr: &str) -> (Server, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_broadside"))
-        .args([
-            "serve",
-            "--addr",
-            "127.0.0.1:0",
-            "--bot-delay-ms",
-            "20",
-            "--db",
-        ])
+        .args(["serve", "--addr", addr, "--bot-delay-ms", "20", "--db"])
         .arg(dir.join("db.sqlite"))
         .current_dir(dir)
         .stdout(Stdio::piped())
@@ -61,16 +59,7 @@ fn tui_plays_an_online_game_against_broadside_serve_to_the_end() {
     let dir = temp_dir("tui-online");
     let (_server, address) = serve(&dir);
     let binary = env!("CARGO_BIN_EXE_broadside");
-    let tmux = Tmux::start(
-        "online",
-        &dir,
-        &format!("'{binary}' play --server {address} --name Tester --token-file token"),
-    );
-
-    // A new room: classic, one bot; the host starts it.
-    tmux.wait_for("Choose the game for your new room", WAIT);
-    tmux.keys(&["Enter"]);
-    let lobby = tmux.wait_for("Enter starts the game", WAIT);
+    let (tmux, lobby) = new_room_against_a_bot("online", &dir, &address);
     let code = room_code(&lobby);
     assert!(
         lobby.contains("Seat 1: Tester (you)") && lobby.contains("Seat 2: Bot 1"),
@@ -100,18 +89,8 @@ fn tui_plays_an_online_game_against_broadside_serve_to_the_end() {
 
     // Leave after one shot, and come back with the room code: the token kept in
     // the token file gets the seat back.
-    tmux.wait_for("Your turn: fire", WAIT);
-    tmux.text(":A1");
-    tmux.keys(&["Enter"]);
-    tmux.wait_until("the shot at A1", WAIT, |screen| {
-        matches!(target_mark(screen, 'A', 1), Some('O' | 'X' | '#'))
-    });
-    tmux.keys(&["q"]);
-    tmux.wait_for("Leave this game?", WAIT);
-    tmux.keys(&["y"]);
-    let screen = tmux.wait_for("EXITED", WAIT);
-    assert!(screen.contains("EXITED 0"), "{screen}");
-    drop(tmux);
+    fire_at_a1(&tmux);
+    leave_running_game(tmux);
     let tmux = Tmux::start(
         "online-again",
         &dir,
@@ -162,6 +141,40 @@ fn tui_plays_an_online_game_against_broadside_serve_to_the_end() {
     assert!(screen.contains("EXITED 0"), "{screen}");
     drop(tmux);
     std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+/// Starts the terminal client on the server as Tester and creates a classic
+/// room with one bot; returns the client and the lobby screen.
+fn new_room_against_a_bot(name: &str, dir: &std::path::Path, address: &str) -> (Tmux, String) {
+    let binary = env!("CARGO_BIN_EXE_broadside");
+    let tmux = Tmux::start(
+        name,
+        dir,
+        &format!("'{binary}' play --server {address} --name Tester --token-file token"),
+    );
+    tmux.wait_for("Choose the game for your new room", WAIT);
+    tmux.keys(&["Enter"]);
+    let lobby = tmux.wait_for("Enter starts the game", WAIT);
+    (tmux, lobby)
+}
+
+/// Leaves a running game with q and y; the program ends cleanly.
+fn leave_running_game(tmux: Tmux) {
+    tmux.keys(&["q"]);
+    tmux.wait_for("Leave this game?", WAIT);
+    tmux.keys(&["y"]);
+    let screen = tmux.wait_for("EXITED", WAIT);
+    assert!(screen.contains("EXITED 0"), "{screen}");
+}
+
+/// Waits for the first turn and fires at A1.
+fn fire_at_a1(tmux: &Tmux) {
+    tmux.wait_for("Your turn: fire", WAIT);
+    tmux.text(":A1");
+    tmux.keys(&["Enter"]);
+    tmux.wait_until("the shot at A1", WAIT, |screen| {
+        matches!(target_mark(screen, 'A', 1), Some('O' | 'X' | '#'))
+    });
 }
 
 /// The code of the room on a lobby screen ("Room K7QM2P · classic").
@@ -265,5 +278,51 @@ fn tui_two_people_play_each_other_through_an_open_seat() {
     }
     drop(host);
     drop(guest);
+    std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+/// The link drops when the server stops; the client keeps trying, and once the
+/// server is back (same address, same database) it gets its seat and the game
+/// back without a key pressed, and play goes on.
+#[test]
+fn tui_reconnects_by_itself_when_the_server_comes_back() {
+    let dir = temp_dir("tui-reconnect");
+    let (server, address) = serve(&dir);
+    let (tmux, _) = new_room_against_a_bot("reconnect", &dir, &address);
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Placement: ship 1 of 10", WAIT);
+    tmux.keys(&["Space"]);
+    tmux.wait_for("fleet complete", WAIT);
+    tmux.keys(&["Enter"]);
+    fire_at_a1(&tmux);
+
+    drop(server);
+    tmux.wait_for("Reconnecting in", WAIT);
+    let addr = address.trim_start_matches("http://").to_string();
+    let (_server, again) = serve_at(&dir, &addr);
+    assert_eq!(again, address, "the server is back at the same address");
+
+    // No key: the client connects, says hello with its token and rejoins.
+    let screen = tmux.wait_for("Joining room", WAIT);
+    assert!(
+        screen.contains("Bot 1's waters")
+            && matches!(target_mark(&screen, 'A', 1), Some('O' | 'X' | '#')),
+        "{screen}"
+    );
+    // Play goes on: fire at J10 when it is our turn (the bot may move first).
+    let start = Instant::now();
+    loop {
+        let screen = tmux.screen();
+        if matches!(target_mark(&screen, 'J', 10), Some('O' | 'X' | '#')) {
+            break;
+        }
+        assert!(start.elapsed() < WAIT, "J10 was never shot:\n{screen}");
+        if status(&screen).contains("Your turn") {
+            tmux.text(":J10");
+            tmux.keys(&["Enter"]);
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    leave_running_game(tmux);
     std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
 }

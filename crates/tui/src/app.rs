@@ -407,6 +407,12 @@ pub struct Remote {
     /// Frames to send; the network thread drains it.
     pub out: Sender<String>,
     pub connected: bool,
+    /// The server address, to connect again after the link drops.
+    pub server: String,
+    /// When to try to connect again, while the link is down.
+    pub retry_at: Option<std::time::Instant>,
+    /// Failed connections in a row (the wait before the next grows with it).
+    pub attempts: u32,
     /// Ticks since the last keep-alive ping.
     pub idle_ticks: u32,
     /// When the running timer of the game runs out, as the last `state` said.
@@ -905,6 +911,9 @@ impl App {
                 let source = Source::Remote(Remote {
                     out,
                     connected: false,
+                    server: server.to_string(),
+                    retry_at: None,
+                    attempts: 0,
                     idle_ticks: 0,
                     deadline: None,
                     room: None,
@@ -952,14 +961,23 @@ impl App {
                 );
             }
             NetEvent::Closed(reason) => {
-                if let Some(Play {
+                let Some(Play {
                     source: Source::Remote(remote),
                     ..
                 }) = self.play.as_mut()
-                {
-                    remote.connected = false;
-                }
-                self.warn(format!("Disconnected: {reason}"));
+                else {
+                    return self.warn(format!("Disconnected: {reason}"));
+                };
+                // Try again, waiting 1, 2, 4, 8 and then 10 seconds; the game
+                // waits on the server and the token gets the seat back.
+                remote.connected = false;
+                remote.attempts += 1;
+                let wait = (1u64 << (remote.attempts - 1).min(4)).min(10);
+                remote.retry_at =
+                    Some(std::time::Instant::now() + std::time::Duration::from_secs(wait));
+                self.warn(format!(
+                    "Reconnecting in {wait} s… (q leaves) Disconnected: {reason}."
+                ));
             }
             NetEvent::Frame(frame) => self.frame(frame),
         }
@@ -969,6 +987,13 @@ impl App {
         let kind = frame.get("type").and_then(Value::as_str).unwrap_or("");
         match kind {
             "welcome" => {
+                if let Some(Play {
+                    source: Source::Remote(remote),
+                    ..
+                }) = self.play.as_mut()
+                {
+                    remote.attempts = 0;
+                }
                 self.form.online = true;
                 self.after_welcome();
                 if !self.store_token(frame.get("token").and_then(Value::as_str)) {
@@ -983,6 +1008,10 @@ impl App {
                     .get("started")
                     .and_then(Value::as_bool)
                     .unwrap_or(false);
+                // After a dropped link, this is the room to join again.
+                if let Some(code) = room.get("code").and_then(Value::as_str) {
+                    self.config.room = Some(code.to_string());
+                }
                 let Some(play) = self.play.as_mut() else {
                     return;
                 };
@@ -1132,6 +1161,24 @@ impl App {
                 play.step_bots(self.sender.as_ref());
             }
             Source::Remote(remote) => {
+                if remote
+                    .retry_at
+                    .is_some_and(|at| std::time::Instant::now() >= at)
+                {
+                    remote.retry_at = None;
+                    if let Some(sender) = self.sender.clone() {
+                        match net::connect(&remote.server, sender) {
+                            Ok(out) => remote.out = out,
+                            Err(e) => {
+                                self.notice = Some(Notice {
+                                    text: e.to_string(),
+                                    error: true,
+                                })
+                            }
+                        }
+                    }
+                    return;
+                }
                 // A ping now and then keeps idle connections (and proxies) open.
                 remote.idle_ticks += 1;
                 if remote.idle_ticks >= 200 && remote.connected {
