@@ -167,6 +167,15 @@ fn leave_running_game(tmux: Tmux) {
     assert!(screen.contains("EXITED 0"), "{screen}");
 }
 
+/// The host starts the game and places the fleet with "random".
+fn start_and_place_at_random(tmux: &Tmux) {
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("Placement: ship 1 of 10", WAIT);
+    tmux.keys(&["Space"]);
+    tmux.wait_for("fleet complete", WAIT);
+    tmux.keys(&["Enter"]);
+}
+
 /// Waits for the first turn and fires at A1.
 fn fire_at_a1(tmux: &Tmux) {
     tmux.wait_for("Your turn: fire", WAIT);
@@ -289,11 +298,7 @@ fn tui_reconnects_by_itself_when_the_server_comes_back() {
     let dir = temp_dir("tui-reconnect");
     let (server, address) = serve(&dir);
     let (tmux, _) = new_room_against_a_bot("reconnect", &dir, &address);
-    tmux.keys(&["Enter"]);
-    tmux.wait_for("Placement: ship 1 of 10", WAIT);
-    tmux.keys(&["Space"]);
-    tmux.wait_for("fleet complete", WAIT);
-    tmux.keys(&["Enter"]);
+    start_and_place_at_random(&tmux);
     fire_at_a1(&tmux);
 
     drop(server);
@@ -323,6 +328,39 @@ fn tui_reconnects_by_itself_when_the_server_comes_back() {
         }
         std::thread::sleep(Duration::from_millis(300));
     }
+    leave_running_game(tmux);
+    std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+/// Started again without a room code, the client lists the person's unfinished
+/// games (`my_games`) and continues the chosen one.
+#[test]
+fn tui_offers_unfinished_games_to_continue() {
+    let dir = temp_dir("tui-my-games");
+    let (_server, address) = serve(&dir);
+    let (tmux, lobby) = new_room_against_a_bot("my-games", &dir, &address);
+    let code = room_code(&lobby);
+    start_and_place_at_random(&tmux);
+    fire_at_a1(&tmux);
+    leave_running_game(tmux);
+
+    let binary = env!("CARGO_BIN_EXE_broadside");
+    let tmux = Tmux::start(
+        "my-games-again",
+        &dir,
+        &format!("'{binary}' play --server {address} --token-file token"),
+    );
+    let screen = tmux.wait_for("Your unfinished games", WAIT);
+    assert!(
+        screen.contains(&format!("> {code} · classic · battle · vs bot (medium)")),
+        "{screen}"
+    );
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("Bot 1's waters", WAIT);
+    assert!(
+        matches!(target_mark(&screen, 'A', 1), Some('O' | 'X' | '#')),
+        "the game goes on where it was:\n{screen}"
+    );
     leave_running_game(tmux);
     std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
 }

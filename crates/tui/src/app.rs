@@ -80,6 +80,8 @@ pub struct Config {
 pub enum Screen {
     Menu,
     NewGame,
+    /// Online: the person's unfinished games on the server, to continue one.
+    MyGames,
     /// Online: connecting, or waiting in a room before the start.
     Lobby,
     Play,
@@ -498,6 +500,56 @@ pub struct App {
     /// The file a game was last saved to or loaded from.
     pub save_path: String,
     seed: u64,
+    /// Online: the unfinished games the server listed (`games` frame), and
+    /// the one chosen on the My games screen.
+    pub my_games: Vec<MyGame>,
+    pub my_game: usize,
+}
+
+/// One unfinished game of the person on the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MyGame {
+    pub code: String,
+    pub preset: String,
+    pub phase: String,
+    pub opponents: String,
+    pub your_turn: bool,
+}
+
+impl MyGame {
+    fn from_frame(game: &Value) -> Option<MyGame> {
+        let text = |key: &str| game.get(key).and_then(Value::as_str).map(str::to_string);
+        let seat = game.get("seat").and_then(Value::as_u64);
+        let opponents: Vec<String> = game
+            .get("players")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|p| p.get("seat").and_then(Value::as_u64) != seat)
+            .map(|p| {
+                match (
+                    p.get("kind").and_then(Value::as_str),
+                    p.get("nickname").and_then(Value::as_str),
+                    p.get("level").and_then(Value::as_str),
+                ) {
+                    (Some("bot"), _, Some(level)) => format!("bot ({level})"),
+                    (Some("bot"), _, None) => "bot".to_string(),
+                    (_, Some(name), _) if !name.is_empty() => name.to_string(),
+                    _ => "open seat".to_string(),
+                }
+            })
+            .collect();
+        Some(MyGame {
+            code: text("code")?,
+            preset: text("preset").unwrap_or_default(),
+            phase: text("phase").unwrap_or_default(),
+            opponents: opponents.join(", "),
+            your_turn: game
+                .get("your_turn")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        })
+    }
 }
 
 /// The default file name for saves.
@@ -539,6 +591,8 @@ impl App {
             save_path: DEFAULT_SAVE.to_string(),
             seed,
             config,
+            my_games: Vec::new(),
+            my_game: 0,
         };
         if let Some(server) = app.config.server.clone() {
             app.connect(&server);
@@ -600,6 +654,7 @@ impl App {
                 match self.screen {
                     Screen::Menu => self.menu_key(key),
                     Screen::NewGame => self.form_key(key),
+                    Screen::MyGames => self.my_games_key(key),
                     Screen::Lobby => self.lobby_key(key),
                     Screen::Play => self.play_key(key),
                 }
@@ -666,6 +721,28 @@ impl App {
                     self.screen = Screen::Menu;
                 }
             }
+            _ => {}
+        }
+    }
+
+    fn my_games_key(&mut self, key: KeyEvent) {
+        let count = self.my_games.len().max(1);
+        match key.code {
+            KeyCode::Up => self.my_game = (self.my_game + count - 1) % count,
+            KeyCode::Down | KeyCode::Tab => self.my_game = (self.my_game + 1) % count,
+            KeyCode::Enter => {
+                if let Some(game) = self.my_games.get(self.my_game) {
+                    let code = game.code.clone();
+                    self.send_frame(json!({"type": "join_room", "code": code, "as": "player"}));
+                    self.say(format!("Joining room {code}…"));
+                    self.screen = Screen::Lobby;
+                }
+            }
+            KeyCode::Char('n') => {
+                self.screen = Screen::NewGame;
+                self.say("Choose the game for your new room.");
+            }
+            KeyCode::Esc | KeyCode::Char('q') => self.quit = true,
             _ => {}
         }
     }
@@ -1070,6 +1147,23 @@ impl App {
                     }
                 }
             }
+            "games" => {
+                self.my_games = frame
+                    .get("games")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(MyGame::from_frame)
+                    .collect();
+                self.my_game = 0;
+                if self.screen == Screen::NewGame && !self.my_games.is_empty() {
+                    self.screen = Screen::MyGames;
+                    self.say(format!(
+                        "You have {} unfinished game(s): Enter continues one, n starts a new room.",
+                        self.my_games.len()
+                    ));
+                }
+            }
             "chat" => {
                 let from = frame.get("from").and_then(Value::as_str).unwrap_or("?");
                 let text = frame.get("text").and_then(Value::as_str).unwrap_or("");
@@ -1103,6 +1197,8 @@ impl App {
             None => {
                 self.screen = Screen::NewGame;
                 self.say("Connected. Choose the game for your new room.");
+                // Unfinished games, if any, are offered first.
+                self.send_frame(json!({"type": "my_games"}));
             }
         }
     }

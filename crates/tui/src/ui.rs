@@ -76,6 +76,16 @@ impl Widget for &App {
                     ),
                 )
             }
+            Screen::MyGames => {
+                draw_my_games(self, body, buf);
+                (
+                    "Broadside · my games".to_string(),
+                    fit_keys(
+                        vec!["↑↓ choose", "Enter continue", "n new room"],
+                        area.width,
+                    ),
+                )
+            }
             Screen::Lobby => {
                 draw_lobby(self, body, buf);
                 (
@@ -200,6 +210,33 @@ fn draw_form(form: &Form, online: bool, area: Rect, buf: &mut Buffer) {
         })
         .fg(Color::Gray),
     );
+    Paragraph::new(lines).render(area, buf);
+}
+
+fn draw_my_games(app: &App, area: Rect, buf: &mut Buffer) {
+    let mut lines = vec![
+        Line::from(""),
+        Line::from("  Your unfinished games").bold(),
+        Line::from(""),
+    ];
+    for (i, game) in app.my_games.iter().enumerate() {
+        let turn = if game.your_turn { " · your turn" } else { "" };
+        let line = Line::from(format!(
+            "  {} {} · {} · {} · vs {}{turn}",
+            if i == app.my_game { '>' } else { ' ' },
+            game.code,
+            game.preset,
+            game.phase,
+            game.opponents
+        ));
+        lines.push(if i == app.my_game {
+            line.style(Style::new().fg(Color::Black).bg(Color::Cyan))
+        } else {
+            line
+        });
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from("  n starts a new room instead.").fg(Color::Gray));
     Paragraph::new(lines).render(area, buf);
 }
 

@@ -741,3 +741,27 @@ fn boards_are_drawn_in_the_colours_of_the_legend_with_a_visible_cursor() {
         );
     }
 }
+
+#[test]
+fn my_games_screen_lists_unfinished_games() {
+    let mut app = app();
+    press(&mut app, KeyCode::Char('n'));
+    assert_eq!(app.screen, Screen::NewGame);
+    let games = serde_json::json!({"type": "games", "games": [
+        {"code": "K7QM2P", "preset": "classic", "phase": "battle", "seat": 0,
+         "players": [{"seat": 0, "kind": "person", "nickname": "Ana", "level": null},
+                     {"seat": 1, "kind": "bot", "nickname": null, "level": "hard"}],
+         "your_turn": true, "updated": 1},
+        {"code": "ZX81AB", "preset": "space", "phase": "lobby", "seat": 1,
+         "players": [{"seat": 0, "kind": "person", "nickname": "Rui", "level": null},
+                     {"seat": 1, "kind": "person", "nickname": "Ana", "level": null},
+                     {"seat": 2, "kind": "open", "nickname": null, "level": null}],
+         "your_turn": false, "updated": 0}
+    ]});
+    app.update(Msg::Net(broadside_tui::NetEvent::Frame(games)));
+    assert_eq!(app.screen, Screen::MyGames);
+    press(&mut app, KeyCode::Down);
+    insta::assert_snapshot!(screen(&app, 80, 24));
+    press(&mut app, KeyCode::Char('n'));
+    assert_eq!(app.screen, Screen::NewGame);
+}
