@@ -6,7 +6,7 @@
 
 import { Link } from "./net.js";
 import { t, entry, setLanguage, initialLanguage, LANGUAGES, language, shipName, errorText } from "./i18n.js";
-import { buildBoard, hullMap, buildShip, cellLabel, gridKeys } from "./board.js";
+import { buildBoard, hullMap, buildShip, cellLabel, gridKeys, boardScroller } from "./board.js";
 import { h } from "./dom.js";
 import { renderPlacement, resetPlacement } from "./placement.js";
 import { Sound } from "./sound.js";
@@ -405,17 +405,25 @@ function logEvent(event) {
 
 function renderHeader() {
   const status = h("span", { class: `net net-${S.status}`, title: t(`net_${S.status}`) }, h("span", { class: "dot" }), h("span", { class: "net-text" }, t(`net_${S.status}`)));
+  const current = LANGUAGES.find((l) => l.id === language()) || LANGUAGES[0];
+  // On a phone the select is drawn as its flag and code (the full names do not
+  // fit the header); it stays the real select, so the list shows every name.
   const langSelect = h(
-    "select",
-    {
-      class: "lang",
-      "aria-label": t("language"),
-      onchange: async (e) => {
-        await setLanguage(e.target.value, true);
-        render();
+    "label",
+    { class: "lang-picker" },
+    h("span", { class: "lang-short", "aria-hidden": "true" }, `${current.flag} ${current.id.toUpperCase()} ▾`),
+    h(
+      "select",
+      {
+        class: "lang",
+        "aria-label": t("language"),
+        onchange: async (e) => {
+          await setLanguage(e.target.value, true);
+          render();
+        },
       },
-    },
-    LANGUAGES.map((l) => h("option", { value: l.id, selected: l.id === language() }, `${l.flag} ${l.name}`)),
+      LANGUAGES.map((l) => h("option", { value: l.id, selected: l.id === language() }, `${l.flag} ${l.name}`)),
+    ),
   );
   const soundButton = h(
     "button",
@@ -1253,6 +1261,12 @@ export function blockTitle(index) {
   return `${index + 1} · ${b.eliminated ? `${who} ✝` : who}`;
 }
 
+/** Placement on a sea wider than the screen starts with the own block in view. */
+function showOwnBlock(scroller) {
+  const own = scroller.querySelector(".cell.blk-own.blk-l.blk-t");
+  if (own && scroller.scrollWidth > scroller.clientWidth) scroller.scrollLeft = Math.max(0, own.offsetLeft - scroller.offsetLeft - 24);
+}
+
 /** Draws the blocks onto a drawn shared sea: borders, the own and team blocks, owner tags (R-9.3). */
 export function decorateBlocks(element) {
   if (!S.view?.blocks) return;
@@ -2003,7 +2017,7 @@ function targetCard(b, interactive) {
     "section",
     { class: `board-card target ${interactive && myTurn() ? "armed" : ""} ${mate ? "mate" : ""}` },
     h("h2", {}, me === null || watching() ? "" : isShared() ? "🌊 " : mate ? "🤝 " : "🎯 ", title),
-    renderTargetBoard(b, interactive),
+    isShared() ? boardScroller(renderTargetBoard(b, interactive), "sea") : renderTargetBoard(b, interactive),
     h("p", { class: "hover-info", id: `hover-${b.index}`, "aria-hidden": "true" }, t("hover_help")),
     !isShared() && seat ? h("p", { class: "board-note muted" }, seat.alive ? t("afloat_n", { n: seat.ships_afloat, total: seat.ships_total }) : t("eliminated_tag")) : null,
     volleySummary(b.index),
@@ -2152,7 +2166,7 @@ function renderEnd() {
     h("tbody", {}, statRows),
   );
   const boards = view.boards.map((b, index) =>
-    h("section", { class: "board-card" }, h("h2", {}, isShared() ? t("shared_sea") : index === me ? t("your_waters") : t("board_of", { name: seatName(index) })), renderOwnBoard(index)),
+    h("section", { class: "board-card" }, h("h2", {}, isShared() ? t("shared_sea") : index === me ? t("your_waters") : t("board_of", { name: seatName(index) })), isShared() ? boardScroller(renderOwnBoard(index), "sea") : renderOwnBoard(index)),
   );
   return h(
     "main",
@@ -2235,7 +2249,13 @@ export function render() {
   const phaseClass = S.view && S.room?.started ? `phase-${S.view.phase}` : S.room ? "phase-lobby" : "phase-home";
   document.body.className = `${phaseClass} preset-${S.room?.preset || S.homePreset}`;
   app.dataset.states = String(S.states || 0);
+  // Wide seas scroll sideways on small screens: a redraw keeps where they were.
+  const scrolled = new Map([...app.querySelectorAll(".board-scroll")].map((el) => [el.dataset.scroll, el.scrollLeft]));
   app.replaceChildren(renderHeader(), screen, S.rulesOpen ? renderRules() : h("span"));
+  for (const el of app.querySelectorAll(".board-scroll")) {
+    if (scrolled.has(el.dataset.scroll)) el.scrollLeft = scrolled.get(el.dataset.scroll);
+    else if (el.dataset.scroll === "placement") showOwnBlock(el);
+  }
   // Keep keyboard focus where it was across the re-render.
   if (activeCell && activeCell.board !== undefined) {
     const again = app.querySelector(`.board[data-board="${activeCell.board}"] .cell[data-col="${activeCell.col}"][data-row="${activeCell.row}"]`);

@@ -233,3 +233,16 @@ function moveCursor(grid, col, row) {
     target.focus();
   }
 }
+
+/**
+ * A board wider than the screen (the shared sea on a phone) scrolls sideways
+ * inside this box instead of spilling off the page; `key` names it so a redraw
+ * can keep its scroll position.
+ */
+export function boardScroller(board, key) {
+  const box = document.createElement("div");
+  box.className = "board-scroll";
+  box.dataset.scroll = key;
+  box.append(board);
+  return box;
+}

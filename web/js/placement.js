@@ -7,7 +7,7 @@
 
 import { S, send, getLink, render, announce, toast, rules, mySeat, banner, shipTypeName, label, seatName as nameOf, ownBoardIndex, seaSize, decorateBlocks, isShared } from "./app.js";
 import { t, errorText } from "./i18n.js";
-import { buildBoard, buildShip, rotatedCells, hullMap } from "./board.js";
+import { buildBoard, buildShip, rotatedCells, hullMap, boardScroller } from "./board.js";
 import { h } from "./dom.js";
 
 const LONG_PRESS_MS = 550;
@@ -497,7 +497,7 @@ export function renderPlacement() {
       "main",
       { class: "game placement" },
       banner(others.length ? t("waiting_ready", { name: others.map((s) => S.room.seats[s.seat]?.nickname || t("opponent")).join(", ") }) : t("battle_soon"), false),
-      h("div", { class: "placement-layout" }, h("section", { class: "board-card own" }, h("h2", {}, "🛡 ", t("your_waters")), board, h("p", { class: "ready-note" }, "✓ ", t("fleet_ready")))),
+      h("div", { class: "placement-layout" }, h("section", { class: "board-card own" }, h("h2", {}, "🛡 ", t("your_waters")), (isShared() ? boardScroller(board, "placement") : board), h("p", { class: "ready-note" }, "✓ ", t("fleet_ready")))),
     );
   }
 
@@ -657,7 +657,7 @@ export function renderPlacement() {
         "section",
         { class: "board-card own" },
         h("h2", {}, "🛡 ", t("your_waters")),
-        board,
+        (isShared() ? boardScroller(board, "placement") : board),
         h("p", { id: "place-hint", class: `place-hint ${hint ? (hint.ok ? "ok" : "bad") : ""}`, role: "status" }, hint ? hint.text : t("place_help_short")),
       ),
     ),
