@@ -236,11 +236,12 @@ export async function boardMarks(page, selector) {
 /**
  * Fires one shot if it is this page's turn: a cell next to an unsunk hit if
  * there is one (so games end sooner), else the first unknown cell of a
- * checkerboard. `avoid` lists cells never to choose ("board:col,row", see
- * ownShipKeys). Returns false when it is not this page's turn.
+ * checkerboard. `avoid` lists cells never to choose and `prefer` cells to
+ * choose first ("board:col,row", see ownShipKeys). Returns false when it is
+ * not this page's turn.
  */
-export async function fireOnce(page, { avoid = [] } = {}) {
-  const target = await page.evaluate((avoid) => {
+export async function fireOnce(page, { avoid = [], prefer = [] } = {}) {
+  const target = await page.evaluate(([avoid, prefer]) => {
     const banner = document.querySelector("#turn-banner.mine");
     if (!banner || !document.querySelector(".battle")) return null;
     // Checked in the same look as the turn, so a frame cannot slip in between.
@@ -253,6 +254,10 @@ export async function fireOnce(page, { avoid = [] } = {}) {
     const banned = new Set(avoid);
     const allowed = (el) => !banned.has(`${board.dataset.board}:${el.dataset.col},${el.dataset.row}`);
     const open = (el) => el && foe(el) && allowed(el) && (el.classList.contains("m-unknown") || el.classList.contains("m-scan_ship"));
+    for (const key of prefer) {
+      const [b, c, r] = key.split(/[:,]/);
+      if (b === board.dataset.board && open(at(Number(c), Number(r)))) return [Number(c), Number(r)];
+    }
     for (const hit of board.querySelectorAll(".cell.m-hit, .cell.m-hit_unknown_owner")) {
       const c = Number(hit.dataset.col);
       const r = Number(hit.dataset.row);
@@ -265,7 +270,7 @@ export async function fireOnce(page, { avoid = [] } = {}) {
     const parity = cells.filter((el) => (Number(el.dataset.col) + Number(el.dataset.row)) % 2 === 0);
     const pick = (parity.length ? parity : cells)[0];
     return pick ? [Number(pick.dataset.col), Number(pick.dataset.row)] : null;
-  }, avoid);
+  }, [avoid, prefer]);
   if (!target) return false;
   if (target === "volley") return fireVolley(page);
   const cell = page.locator(`.target-board.armed .cell[data-col="${target[0]}"][data-row="${target[1]}"]`);
@@ -425,14 +430,14 @@ export function checkFrames(frames, label = "") {
 /**
  * Plays this page's salvo if one is due: on every opponent's tab (or block of
  * the shared sea) it chooses cells next to known hits first, then a
- * checkerboard, until the submit button comes on, and submits. `avoid` lists
- * cells never to choose (see fireOnce); the answer awaited is a new state, the
- * end, or an element matching `refused` (a choice the refusal reopens).
- * Returns false when no salvo is due.
+ * checkerboard, until the submit button comes on, and submits. `avoid` and
+ * `prefer` are as in fireOnce; the answer awaited is a new state, the end, or
+ * an element matching `refused` (a choice the refusal reopens). Returns false
+ * when no salvo is due.
  */
-export async function playSalvo(page, { avoid = [], refused = null } = {}) {
+export async function playSalvo(page, { avoid = [], prefer = [], refused = null } = {}) {
   const states = await page.evaluate(() => document.getElementById("app").dataset.states);
-  const result = await page.evaluate((avoid) => {
+  const result = await page.evaluate(([avoid, prefer]) => {
     const submit = () => document.querySelector("#submit-salvo");
     if (!submit() || !document.querySelector("#turn-banner.mine")) return "none";
     const tried = new Set();
@@ -456,6 +461,11 @@ export async function playSalvo(page, { avoid = [], refused = null } = {}) {
       const ok = (el) => el && !el.classList.contains("chosen") && !avoid.includes(key(el)) && (el.dataset.block === undefined || (el.classList.contains("blk-foe") && !full.has(el.dataset.block))) && (el.classList.contains("m-unknown") || el.classList.contains("m-scan_ship"));
       const at = (c, r) => board.querySelector(`.cell[data-col="${c}"][data-row="${r}"]`);
       let pick = null;
+      for (const preferred of prefer) {
+        const [b, c, r] = preferred.split(/[:,]/);
+        const el = b === board.dataset.board ? at(Number(c), Number(r)) : null;
+        if (ok(el) && !tried.has(key(el))) pick = pick || el;
+      }
       for (const hit of board.querySelectorAll(".cell.m-hit, .cell.m-hit_unknown_owner")) {
         for (const [dc, dr] of [[1, 0], [-1, 0], [0, 1], [0, -1]]) {
           const next = at(Number(hit.dataset.col) + dc, Number(hit.dataset.row) + dr);
@@ -472,7 +482,7 @@ export async function playSalvo(page, { avoid = [], refused = null } = {}) {
       pick.click();
     }
     return "gave-up";
-  }, avoid);
+  }, [avoid, prefer]);
   if (result === "none") return false;
   if (result !== "sent") throw new Error(`salvo: ${result}`);
   // The answer: the round goes on without this page (or resolves).

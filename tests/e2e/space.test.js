@@ -325,7 +325,8 @@ function checkNuke(player, { target, before }, shooter, board) {
  * One move of a person, if one is due: the next ability it has not used yet
  * (the nuke only once the other person's reserve has landed), else a plain
  * shot or salvo — avoiding the other person's ships until every ability of
- * both has been used, then hunting to the end. Returns whether it acted.
+ * both has been used, then aiming at them first (the test knows both fleets)
+ * and hunting the rest. Returns whether it acted.
  */
 async function move(player, other, plan) {
   const page = player.page;
@@ -347,10 +348,12 @@ async function move(player, other, plan) {
       return true;
     }
   }
-  const everything = plan.done();
-  const avoid = everything ? [] : await ownShipKeys(other.page);
-  if (salvo) return playSalvo(page, { avoid });
-  return fireOnce(page, { avoid });
+  // Until then the other person's ships are spared; afterwards they are the
+  // first targets, so that the end comes soon.
+  const ships = await ownShipKeys(other.page);
+  const aim = plan.done() ? { prefer: ships } : { avoid: ships };
+  if (salvo) return playSalvo(page, aim);
+  return fireOnce(page, aim);
 }
 
 async function ended(page) {
