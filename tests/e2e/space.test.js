@@ -351,9 +351,9 @@ async function move(player, other, plan) {
   // Until then the other person's ships are spared; afterwards they are the
   // first targets, so that the end comes soon.
   const ships = await ownShipKeys(other.page);
-  const aim = plan.done() ? { prefer: ships } : { avoid: ships };
-  if (salvo) return playSalvo(page, aim);
-  return fireOnce(page, aim);
+  const targets = plan.done() ? { prefer: ships } : { avoid: ships };
+  if (salvo) return playSalvo(page, targets);
+  return fireOnce(page, targets);
 }
 
 async function ended(page) {
