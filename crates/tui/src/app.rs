@@ -474,7 +474,21 @@ pub struct Play {
     pub picks: Vec<Target>,
     /// The ability chosen for the salvo being prepared.
     pub salvo_action: Option<Action>,
+    /// Choosing the cells of the reserve's fighters on the own field.
+    pub reserve: Option<ReservePick>,
 }
+
+/// The reserve's fighters being placed: the cells chosen so far, and the board
+/// aimed at before (in a salvo round the reserve replaces the shots on it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReservePick {
+    pub cells: Vec<Cell>,
+    pub back_to: usize,
+    pub salvo: bool,
+}
+
+/// Fighters a reserve places.
+pub const RESERVE_FIGHTERS: usize = 3;
 
 /// A short message for the player (errors in red).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1423,6 +1437,7 @@ impl Play {
             bombard_column: false,
             picks: Vec::new(),
             salvo_action: None,
+            reserve: None,
         }
     }
 
@@ -1664,12 +1679,15 @@ impl Play {
         if !my_move {
             self.picks.clear();
             self.salvo_action = None;
+            if let Some(pick) = self.reserve.take() {
+                self.target = pick.back_to;
+            }
         }
         if !action_ready || !my_move {
             self.action = None;
         }
         let targets = self.target_boards();
-        if phase == Phase::Battle && !targets.contains(&self.target) {
+        if phase == Phase::Battle && !targets.contains(&self.target) && self.reserve.is_none() {
             if let Some(&first) = targets.first() {
                 self.target = first;
                 self.cursor = self.clamp(self.target, self.cursor);
@@ -1981,6 +1999,24 @@ impl Play {
             self.own_shown = false;
             return Ok(None);
         }
+        if let Some(pick) = &self.reserve {
+            return match key.code {
+                KeyCode::Enter | KeyCode::Char('f') => self.act(),
+                KeyCode::Char('r') => self.finish_reserve(None),
+                KeyCode::Char('x') if !pick.cells.is_empty() => {
+                    let cells = pick.cells.clone();
+                    self.finish_reserve(Some(cells))
+                }
+                KeyCode::Esc => {
+                    if let Some(pick) = self.reserve.take() {
+                        self.target = pick.back_to;
+                        self.cursor = self.clamp(self.target, self.cursor);
+                    }
+                    Ok(Some("The reserve is not used.".into()))
+                }
+                _ => Ok(None),
+            };
+        }
         match key.code {
             KeyCode::Enter | KeyCode::Char('f') => self.act(),
             KeyCode::Tab | KeyCode::BackTab => {
@@ -2105,6 +2141,24 @@ impl Play {
             board: self.target,
             at: self.cursor,
         };
+        let salvo = view.salvo_round;
+        if self.reserve.is_some() {
+            return self.toggle_reserve_cell();
+        }
+        if self.action == Some(ActionKind::Reserve) {
+            // The fighters' cells are chosen on the own field first.
+            self.action = None;
+            self.reserve = Some(ReservePick {
+                cells: Vec::new(),
+                back_to: self.target,
+                salvo,
+            });
+            self.target = me;
+            self.cursor = self.clamp(me, self.cursor);
+            return Ok(Some(format!(
+                "Reserve: Enter marks {RESERVE_FIGHTERS} empty cells of your waters; r lets chance choose; Esc cancels."
+            )));
+        }
         if view.salvo_round {
             if let Some(kind) = self.action.take() {
                 self.salvo_action = Some(self.build_action(kind, true));
@@ -2128,6 +2182,47 @@ impl Play {
             return Ok(Some(text));
         }
         self.submit(Command::Fire { seat: me, target })
+    }
+
+    fn toggle_reserve_cell(&mut self) -> KeyResult {
+        let cursor = self.cursor;
+        let Some(pick) = self.reserve.as_mut() else {
+            return Ok(None);
+        };
+        match pick.cells.iter().position(|&c| c == cursor) {
+            Some(i) => {
+                pick.cells.remove(i);
+            }
+            None => pick.cells.push(cursor),
+        }
+        if pick.cells.len() >= RESERVE_FIGHTERS {
+            let cells = pick.cells.clone();
+            return self.finish_reserve(Some(cells));
+        }
+        Ok(Some(format!(
+            "{} of {RESERVE_FIGHTERS} fighter cells marked; x sends them, r lets chance choose.",
+            pick.cells.len()
+        )))
+    }
+
+    /// Uses the reserve with the chosen cells (`None`: the engine draws them).
+    fn finish_reserve(&mut self, cells: Option<Vec<Cell>>) -> KeyResult {
+        let (Some(pick), Some(me)) = (self.reserve.take(), self.me) else {
+            return Ok(None);
+        };
+        self.target = pick.back_to;
+        self.cursor = self.clamp(self.target, self.cursor);
+        let action = Action::Reserve {
+            board: pick.salvo.then_some(pick.back_to),
+            cells,
+        };
+        if pick.salvo {
+            self.salvo_action = Some(action);
+            return Ok(Some(
+                "The reserve replaces the shots on this opponent. x sends the salvo.".into(),
+            ));
+        }
+        self.submit(Command::Ability { seat: me, action })
     }
 
     fn toggle_pick(&mut self, target: Target) -> String {

@@ -19,7 +19,10 @@ use std::time::Duration;
 
 use ratatui::crossterm::event::{self, Event as TermEvent};
 
-pub use app::{App, Config, Field, Form, Msg, Play, Prompt, PromptKind, Screen, DEFAULT_SAVE};
+pub use app::{
+    App, Config, Field, Form, Msg, Play, Prompt, PromptKind, ReservePick, Screen, DEFAULT_SAVE,
+    RESERVE_FIGHTERS,
+};
 pub use net::{endpoint, NetError, NetEvent};
 pub use ui::cell_style;
 pub use words::{Names, LEGEND};

@@ -409,6 +409,14 @@ fn help_text(play: &Play, single: bool, width: u16) -> String {
             "⌫ undo",
             "s save",
         ]);
+    } else if play.reserve.is_some() {
+        keys.extend([
+            "arrows choose",
+            "Enter mark",
+            "x send",
+            "r random",
+            "Esc cancel",
+        ]);
     } else if view.phase == Phase::Battle {
         keys.extend(["Enter fire", "arrows aim", ": label"]);
         if view.salvo_round || play.rules.as_ref().is_some_and(|r| r.per_volley()) {
@@ -467,7 +475,7 @@ const ALL_KEYS: [(&str, &str); 19] = [
     ("Battle", ""),
     ("arrows, Enter", "aim, fire"),
     (": or t", "type a label such as B7 and fire"),
-    ("a", "next ready ability / special"),
+    ("a", "next ability (reserve: mark 3 cells)"),
     ("o", "laser end / bombard row or column"),
     ("x", "send a salvo or a volley"),
     ("Esc", "clear chosen cells and ability"),
@@ -719,6 +727,13 @@ fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
                 let ch = view.boards[target].at(cell);
                 overlays.push((cell, ch, cell_style(ch).bg(Color::Magenta)));
             }
+        }
+        if let Some(pick) = &play.reserve {
+            overlays.extend(
+                pick.cells
+                    .iter()
+                    .map(|&c| (c, '^', Style::new().fg(Color::Black).bg(Color::Green))),
+            );
         }
         if let Some(action) = &play.salvo_action {
             if action.board() == Some(target) {
