@@ -277,6 +277,8 @@ function onState(frame) {
 }
 
 function onError(frame) {
+  // Dropped frames are never answered: previews still waiting are asked again.
+  if (frame.code === "rate_limited") areas.asked.clear();
   if (frame.request === "command" && S.reserveSent && ["not_targetable", "wrong_shot_count", "duplicate_target", "out_of_bounds"].includes(frame.code)) {
     // The fighters could not land on the chosen cells: say why and let the person pick again.
     S.reserveSent = null;
@@ -1337,6 +1339,7 @@ function perVolley() {
  * this returns null and the answer redraws the board.
  */
 const areas = { scope: null, cells: new Map(), asked: new Set() };
+const PREVIEWS_IN_FLIGHT = 8;
 
 function areaKey(action) {
   const at = action.center || action.at || (action.line ? [action.line.column ?? -1, action.line.row ?? -1] : [action.column, -1]);
@@ -1353,7 +1356,9 @@ function areaOf(action) {
   const key = areaKey(action);
   const cells = areas.cells.get(key);
   if (cells) return cells;
-  if (!areas.asked.has(key)) {
+  // A quick sweep of the pointer asks for a few cells at a time, well inside
+  // the server's frame budget; the rest are asked when the pointer rests.
+  if (!areas.asked.has(key) && areas.asked.size < PREVIEWS_IN_FLIGHT) {
     areas.asked.add(key);
     send({ type: "preview_action", action });
   }
@@ -1367,7 +1372,9 @@ function onActionArea(frame) {
   areas.asked.delete(key);
   const hover = S.hover && S.special ? areaKey(buildAction(S.special, S.hover.board, S.hover.col, S.hover.row)) : null;
   const chosen = S.salvoAction && S.salvoAction.kind !== "reserve" ? areaKey(S.salvoAction) : null;
-  if (key === hover || key === chosen) render();
+  // A redraw also asks for the hovered cell if a full pipeline skipped it.
+  const skipped = hover && !areas.cells.has(hover) && !areas.asked.has(hover);
+  if (key === hover || key === chosen || skipped) render();
 }
 
 // ------------------------------------------------ salvo rounds
