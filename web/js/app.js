@@ -372,7 +372,8 @@ function logEvent(event) {
       break;
     case "scan": {
       const found = event.cells.filter((c) => c.ship).length;
-      text = t("log_scan", { n: found });
+      // Space has the scanner, the Italian game the radar; the event is the same.
+      text = t("log_scan", { n: found, action: t(isSpace() ? "special.scanner" : "special.radar") });
       break;
     }
     case "resigned":
