@@ -1885,6 +1885,9 @@ function reserveControls() {
   ];
 }
 
+/** Fighters a reserve brings; the engine checks the cells. */
+const RESERVE_FIGHTERS = 3;
+
 /** A click on the own field while choosing the reserve's cells: take or give back a cell. */
 function toggleReserveCell(col, row) {
   const index = S.reserve.findIndex(([c, r]) => c === col && r === row);
@@ -1892,7 +1895,7 @@ function toggleReserveCell(col, row) {
   else if (boardMark(ownBoardIndex(mySeat()), col, row) !== "~") {
     toast(t("reserve_not_free"), "error");
     return;
-  } else if (S.reserve.length >= 3) {
+  } else if (S.reserve.length >= RESERVE_FIGHTERS) {
     toast(t("reserve_full"), "error");
     return;
   } else S.reserve.push([col, row]);

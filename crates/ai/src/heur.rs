@@ -89,20 +89,7 @@ pub fn density(area: &Area) -> Vec<f64> {
     let size = area.size;
     let n = area.cells.len();
     let mut score = vec![0.0; n];
-    let mut forbidden: Vec<bool> = area
-        .cells
-        .iter()
-        .map(|k| matches!(k, Known::Water | Known::Sunk))
-        .collect();
-    if area.no_touch {
-        for i in 0..n {
-            if area.cells[i] == Known::Sunk {
-                for c in size.neighbours(size.cell(i)) {
-                    forbidden[size.index(c)] = true;
-                }
-            }
-        }
-    }
+    let forbidden = area.closed_to_ships();
     let mut kinds: Vec<usize> = area.ships.iter().map(|s| s.kind).collect();
     kinds.sort_unstable();
     let mut cells = Vec::new();

@@ -179,20 +179,7 @@ impl<'a> Sampler<'a> {
                     .collect()
             })
             .collect();
-        let mut forbidden: Vec<bool> = area
-            .cells
-            .iter()
-            .map(|k| matches!(k, Known::Water | Known::Sunk))
-            .collect();
-        if area.no_touch {
-            for (known, around) in area.cells.iter().zip(&neighbours) {
-                if *known == Known::Sunk {
-                    for &j in around {
-                        forbidden[j as usize] = true;
-                    }
-                }
-            }
-        }
+        let forbidden = area.closed_to_ships();
         let must: Vec<bool> = area.cells.iter().map(|k| k.must_be_ship()).collect();
         let mut volley_of = vec![NONE; n];
         let mut required = vec![0i32; area.volleys.len() * kinds];

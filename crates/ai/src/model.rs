@@ -118,6 +118,26 @@ impl Area {
         (0..self.cells.len()).filter(|&i| self.cells[i].targetable())
     }
 
+    /// Cells no hidden ship can cover: known water, sunk ships and, where ships
+    /// may not touch, every neighbour of a sunk ship.
+    pub fn closed_to_ships(&self) -> Vec<bool> {
+        let mut closed: Vec<bool> = self
+            .cells
+            .iter()
+            .map(|k| matches!(k, Known::Water | Known::Sunk))
+            .collect();
+        if self.no_touch {
+            for (i, known) in self.cells.iter().enumerate() {
+                if *known == Known::Sunk {
+                    for c in self.size.neighbours(self.size.cell(i)) {
+                        closed[self.size.index(c)] = true;
+                    }
+                }
+            }
+        }
+        closed
+    }
+
     /// Hits (or scanned parts) not yet explained by a sunk ship.
     pub fn open_hits(&self) -> usize {
         self.cells.iter().filter(|k| k.must_be_ship()).count()

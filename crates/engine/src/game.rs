@@ -182,7 +182,7 @@ fn bad(message: impl Into<String>) -> RuleError {
 }
 
 /// Fighters a reserve brings.
-const RESERVE_FIGHTERS: usize = 3;
+pub const RESERVE_FIGHTERS: usize = 3;
 /// The player's turn from which the air bombardment may be used.
 const BOMBARD_FROM_ROUND: u32 = 10;
 

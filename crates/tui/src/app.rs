@@ -13,7 +13,7 @@ use std::sync::mpsc::Sender;
 use broadside_ai::{Bot, Level};
 use broadside_engine::{
     parse_label, Action, ActionKind, Cell, Command, End, Event, Game, Line, Mode, Options, Phase,
-    Placement, Preset, Report, Rules, SalvoMode, Setup, Size, Target, View,
+    Placement, Preset, Report, Rules, SalvoMode, Setup, Size, Target, View, RESERVE_FIGHTERS,
 };
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
@@ -486,9 +486,6 @@ pub struct ReservePick {
     pub back_to: usize,
     pub salvo: bool,
 }
-
-/// Fighters a reserve places.
-pub const RESERVE_FIGHTERS: usize = 3;
 
 /// A short message for the player (errors in red).
 #[derive(Debug, Clone, PartialEq, Eq)]

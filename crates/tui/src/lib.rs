@@ -21,7 +21,6 @@ use ratatui::crossterm::event::{self, Event as TermEvent};
 
 pub use app::{
     App, Config, Field, Form, Msg, Play, Prompt, PromptKind, ReservePick, Screen, DEFAULT_SAVE,
-    RESERVE_FIGHTERS,
 };
 pub use net::{endpoint, NetError, NetEvent};
 pub use ui::cell_style;

@@ -3,8 +3,10 @@
 
 use std::collections::BTreeMap;
 
-use broadside_engine::{label, Cell, Command, Game, Options, Phase, Preset, Setup, Size, Target};
-use broadside_tui::{App, Config, Msg, RESERVE_FIGHTERS};
+use broadside_engine::{
+    label, Cell, Command, Game, Options, Phase, Preset, Setup, Size, Target, RESERVE_FIGHTERS,
+};
+use broadside_tui::{App, Config, Msg};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 fn press(app: &mut App, code: KeyCode) {
