@@ -293,11 +293,8 @@ function onError(frame) {
     areas.asked.clear();
     return;
   }
-  if (frame.request === "check_layout" || frame.request === "random_layout") {
-    // The answer to a layout question: release whoever waits for it.
-    link.failLayoutQuestion(frame.request);
-    if (frame.request === "check_layout") return;
-  }
+  // A refused check is shown on the board by whoever asked (the link released it).
+  if (frame.request === "check_layout") return;
   if (frame.code === "room_full" && S.pendingJoin) {
     // Every seat is taken: watch instead, which is what a late guest wants.
     const code = S.pendingJoin;

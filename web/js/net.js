@@ -19,9 +19,10 @@ export class Link {
     this.outbox = [];
     this.retry = 0;
     this.closedOnPurpose = false;
-    // check_layout answers carry no id, so callers wait in the order they asked.
-    this.layoutWaiters = [];
-    this.layoutSuggestionWaiters = [];
+    // Layout questions waiting for their answer, by request id (the server
+    // echoes the id on the answer or on the error that refuses the question).
+    this.questions = new Map();
+    this.nextQuestion = 1;
   }
 
   get token() {
@@ -55,23 +56,21 @@ export class Link {
         for (const queued of waiting) this.send(queued);
         return;
       }
-      if (frame.type === "layout_check") {
-        const waiter = this.layoutWaiters.shift();
-        if (waiter) waiter(frame);
+      if (frame.type === "layout_check" || frame.type === "layout") {
+        this.answer(frame.id, frame);
         return;
       }
-      if (frame.type === "layout") {
-        const waiter = this.layoutSuggestionWaiters.shift();
-        if (waiter) waiter(frame);
-        return;
+      if (frame.type === "error") {
+        if (frame.id != null) this.answer(frame.id, null);
+        // Dropped frames are never answered: nobody waits for them any longer.
+        if (frame.code === "rate_limited") this.answerAll();
       }
       this.onFrame(frame);
     });
     socket.addEventListener("close", () => {
       this.ready = false;
       // Pending layout questions will never be answered on this socket.
-      for (const waiter of this.layoutWaiters.splice(0)) waiter(null);
-      for (const waiter of this.layoutSuggestionWaiters.splice(0)) waiter(null);
+      this.answerAll();
       if (this.closedOnPurpose) return;
       this.onStatus("offline");
       const delay = Math.min(4000, 250 * 2 ** this.retry);
@@ -88,29 +87,44 @@ export class Link {
     }
   }
 
-  /** Asks the server whether a (partial) layout is legal; resolves to the answer frame or null. */
-  checkLayout(ships) {
+  /**
+   * Sends a question frame with a fresh request id; resolves to the answer
+   * frame, or null when it is refused, dropped, unanswered within 10 s, or the
+   * link goes down.
+   */
+  ask(frame) {
     return new Promise((resolve) => {
       if (!this.ready) return resolve(null);
-      this.layoutWaiters.push(resolve);
-      this.send({ type: "check_layout", ships });
+      const id = this.nextQuestion++;
+      const timer = setTimeout(() => this.answer(id, null), 10000);
+      this.questions.set(id, (answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
+      this.send({ ...frame, id });
     });
+  }
+
+  answer(id, frame) {
+    const waiter = this.questions.get(id);
+    if (!waiter) return;
+    this.questions.delete(id);
+    waiter(frame);
+  }
+
+  answerAll() {
+    for (const id of [...this.questions.keys()]) this.answer(id, null);
+  }
+
+  /** Asks the server whether a (partial) layout is legal; resolves to the answer frame or null. */
+  checkLayout(ships) {
+    return this.ask({ type: "check_layout", ships });
   }
 
   /** Asks for a whole random layout that keeps the given ships; resolves to the ships or null. */
-  randomLayout(fixed) {
-    return new Promise((resolve) => {
-      if (!this.ready) return resolve(null);
-      this.layoutSuggestionWaiters.push((frame) => resolve(frame ? frame.ships : null));
-      this.send({ type: "random_layout", fixed });
-    });
-  }
-
-  /** An error frame that answers a layout question must release its waiter. */
-  failLayoutQuestion(request) {
-    const waiters = request === "random_layout" ? this.layoutSuggestionWaiters : this.layoutWaiters;
-    const waiter = waiters.shift();
-    if (waiter) waiter(null);
+  async randomLayout(fixed) {
+    const answer = await this.ask({ type: "random_layout", fixed });
+    return answer ? answer.ships : null;
   }
 
   /** A new nickname or language is told with a fresh hello: the link reopens. */

@@ -69,7 +69,7 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>) {
                 }
                 Some(Ok(Message::Text(text))) => connection.frame(text.as_str()).await,
                 Some(Ok(Message::Binary(_))) => {
-                    connection.refuse(&Refusal::new("bad_json", "frames are JSON text, not binary"), None);
+                    connection.refuse(&Refusal::new("bad_json", "frames are JSON text, not binary"), None, None);
                 }
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
                 Some(Ok(Message::Close(_)) | Err(_)) | None => break,
@@ -105,6 +105,7 @@ impl Connection {
                     ),
                 ),
                 None,
+                None,
             );
         }
         false
@@ -116,22 +117,28 @@ impl Connection {
         let _ = self.outbox.try_send(frame);
     }
 
-    fn refuse(&self, refusal: &Refusal, request: Option<&str>) {
-        self.send(protocol::error_frame(refusal, request));
+    fn refuse(&self, refusal: &Refusal, request: Option<&str>, id: Option<u64>) {
+        self.send(protocol::error_frame(refusal, request, id));
     }
 
     async fn frame(&mut self, text: &str) {
-        let frame = match protocol::parse(text) {
-            Ok(frame) => frame,
-            Err((refusal, kind)) => return self.refuse(&refusal, kind.as_deref()),
+        let (frame, id) = match protocol::parse(text) {
+            Ok(read) => read,
+            Err(unreadable) => {
+                return self.refuse(
+                    &unreadable.refusal,
+                    unreadable.kind.as_deref(),
+                    unreadable.id,
+                )
+            }
         };
         let name = frame_name(&frame);
-        if let Err(refusal) = self.handle(frame).await {
-            self.refuse(&refusal, Some(name));
+        if let Err(refusal) = self.handle(frame, id).await {
+            self.refuse(&refusal, Some(name), id);
         }
     }
 
-    async fn handle(&mut self, frame: ClientFrame) -> Result<(), Refusal> {
+    async fn handle(&mut self, frame: ClientFrame, id: Option<u64>) -> Result<(), Refusal> {
         if let ClientFrame::Hello(hello) = frame {
             return self.hello(hello);
         }
@@ -189,6 +196,7 @@ impl Connection {
             .send(RoomMsg::Request {
                 conn: self.id,
                 request,
+                id,
             })
             .await
             .is_err()

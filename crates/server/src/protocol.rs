@@ -175,37 +175,80 @@ pub enum ClientFrame {
     Ping,
 }
 
-/// Reads one text frame. On refusal also returns the frame's `type`, if known.
-pub fn parse(text: &str) -> Result<ClientFrame, (Refusal, Option<String>)> {
+/// The largest request id a client may send: the largest integer a JavaScript
+/// number holds exactly.
+pub const MAX_REQUEST_ID: u64 = (1 << 53) - 1;
+
+/// A frame that could not be read: why, and the frame's `type` and `id` where
+/// they were readable, so the error can name them.
+#[derive(Debug)]
+pub struct Unreadable {
+    pub refusal: Refusal,
+    pub kind: Option<String>,
+    pub id: Option<u64>,
+}
+
+impl Unreadable {
+    fn new(refusal: Refusal) -> Self {
+        Unreadable {
+            refusal,
+            kind: None,
+            id: None,
+        }
+    }
+}
+
+/// Reads one text frame and its optional request `id` (docs/protocol.md,
+/// "Request ids").
+pub fn parse(text: &str) -> Result<(ClientFrame, Option<u64>), Unreadable> {
     if text.len() > MAX_FRAME_BYTES {
-        return Err((
-            Refusal::new(
-                "too_large",
-                format!(
-                    "frames are at most {MAX_FRAME_BYTES} bytes; this one has {}",
-                    text.len()
-                ),
+        return Err(Unreadable::new(Refusal::new(
+            "too_large",
+            format!(
+                "frames are at most {MAX_FRAME_BYTES} bytes; this one has {}",
+                text.len()
             ),
-            None,
-        ));
+        )));
     }
     let value: Value = serde_json::from_str(text)
-        .map_err(|e| (Refusal::new("bad_json", format!("not JSON: {e}")), None))?;
+        .map_err(|e| Unreadable::new(Refusal::new("bad_json", format!("not JSON: {e}"))))?;
     let Value::Object(object) = value else {
-        return Err((Refusal::new("bad_json", "a frame is a JSON object"), None));
+        return Err(Unreadable::new(Refusal::new(
+            "bad_json",
+            "a frame is a JSON object",
+        )));
     };
     let Some(kind) = object
         .get("type")
         .and_then(Value::as_str)
         .map(str::to_string)
     else {
-        return Err((
-            Refusal::new("unknown_type", "a frame needs a string field \"type\""),
-            None,
-        ));
+        return Err(Unreadable::new(Refusal::new(
+            "unknown_type",
+            "a frame needs a string field \"type\"",
+        )));
     };
-    let frame = read_frame(&kind, object).map_err(|refusal| (refusal, Some(kind.clone())))?;
-    Ok(frame)
+    let id = match object.get("id") {
+        None | Some(Value::Null) => None,
+        Some(value) => match value.as_u64().filter(|&id| id <= MAX_REQUEST_ID) {
+            Some(id) => Some(id),
+            None => {
+                return Err(Unreadable {
+                    refusal: Refusal::bad_request(format!(
+                        "\"id\" must be an integer from 0 to {MAX_REQUEST_ID}"
+                    )),
+                    kind: Some(kind),
+                    id: None,
+                })
+            }
+        },
+    };
+    let frame = read_frame(&kind, object).map_err(|refusal| Unreadable {
+        refusal,
+        kind: Some(kind.clone()),
+        id,
+    })?;
+    Ok((frame, id))
 }
 
 fn fields<T: serde::de::DeserializeOwned>(object: &Map<String, Value>) -> Result<T, Refusal> {
@@ -319,9 +362,20 @@ pub fn seat_command(
 
 // ----- server frames ------------------------------------------------------------
 
-pub fn error_frame(refusal: &Refusal, request: Option<&str>) -> String {
-    json!({"type": "error", "code": refusal.code, "message": refusal.message, "request": request})
-        .to_string()
+/// An `error` frame; `id` is the refused frame's request id, echoed when it had one.
+pub fn error_frame(refusal: &Refusal, request: Option<&str>, id: Option<u64>) -> String {
+    with_id(
+        json!({"type": "error", "code": refusal.code, "message": refusal.message, "request": request}),
+        id,
+    )
+}
+
+/// A direct answer with the request id of the frame it answers, when it had one.
+pub fn with_id(mut frame: Value, id: Option<u64>) -> String {
+    if let (Some(id), Value::Object(object)) = (id, &mut frame) {
+        object.insert("id".into(), Value::from(id));
+    }
+    frame.to_string()
 }
 
 pub fn welcome_frame(token: &str, nickname: &str) -> String {
@@ -347,8 +401,11 @@ pub fn state_frame(view: &View, events: &[Event], deadline_ms: Option<u64>) -> S
     .expect("views and events are plain data and always serialize")
 }
 
-pub fn action_area_frame(action: &Action, cells: &[Cell]) -> String {
-    json!({"type": "action_area", "action": action, "cells": cells}).to_string()
+pub fn action_area_frame(action: &Action, cells: &[Cell], id: Option<u64>) -> String {
+    with_id(
+        json!({"type": "action_area", "action": action, "cells": cells}),
+        id,
+    )
 }
 
 pub fn chat_frame(from: &str, seat: Option<usize>, text: &str, at_ms: i64) -> String {
@@ -360,7 +417,7 @@ mod tests {
     use super::*;
 
     fn code(text: &str) -> &'static str {
-        parse(text).unwrap_err().0.code
+        parse(text).unwrap_err().refusal.code
     }
 
     #[test]
@@ -379,8 +436,40 @@ mod tests {
     }
 
     #[test]
+    fn request_ids_are_read_and_checked() {
+        let Ok((ClientFrame::CheckLayout(ships), Some(7))) =
+            parse(r#"{"type":"check_layout","ships":[],"id":7}"#)
+        else {
+            panic!("an id is read beside the frame");
+        };
+        assert!(ships.is_empty());
+        assert!(matches!(
+            parse(r#"{"type":"ping","id":null}"#),
+            Ok((_, None))
+        ));
+        let max = format!("{{\"type\":\"ping\",\"id\":{MAX_REQUEST_ID}}}");
+        assert!(matches!(parse(&max), Ok((_, Some(MAX_REQUEST_ID)))));
+        for bad in ["-1", "1.5", "\"7\"", &(MAX_REQUEST_ID + 1).to_string()] {
+            let refused = parse(&format!("{{\"type\":\"ping\",\"id\":{bad}}}")).unwrap_err();
+            assert_eq!(refused.refusal.code, "bad_request", "id {bad}");
+            assert_eq!(refused.kind.as_deref(), Some("ping"));
+        }
+        // A frame refused for its form still names its id.
+        let refused = parse(r#"{"type":"check_layout","ships":3,"id":9}"#).unwrap_err();
+        assert_eq!((refused.refusal.code, refused.id), ("bad_request", Some(9)));
+        assert_eq!(
+            error_frame(&refused.refusal, Some("check_layout"), refused.id),
+            with_id(
+                json!({"type": "error", "code": "bad_request",
+                       "message": refused.refusal.message, "request": "check_layout"}),
+                Some(9)
+            )
+        );
+    }
+
+    #[test]
     fn the_server_injects_the_seat() {
-        let Ok(ClientFrame::Command(command)) = parse(
+        let Ok((ClientFrame::Command(command), None)) = parse(
             r#"{"type":"command","command":{"cmd":"fire","seat":1,"target":{"board":1,"at":[3,4]}}}"#,
         ) else {
             panic!("a fire command parses");
@@ -390,7 +479,7 @@ mod tests {
             command,
             broadside_engine::Command::Fire { seat: 0, .. }
         ));
-        let Ok(ClientFrame::Command(timeout)) =
+        let Ok((ClientFrame::Command(timeout), None)) =
             parse(r#"{"type":"command","command":{"cmd":"timeout"}}"#)
         else {
             panic!("a timeout frame parses as a command");
@@ -400,11 +489,12 @@ mod tests {
 
     #[test]
     fn set_options_tells_null_teams_from_missing_teams() {
-        let Ok(ClientFrame::SetOptions(missing)) = parse(r#"{"type":"set_options"}"#) else {
+        let Ok((ClientFrame::SetOptions(missing), _)) = parse(r#"{"type":"set_options"}"#) else {
             panic!()
         };
         assert_eq!(missing.teams, None);
-        let Ok(ClientFrame::SetOptions(null)) = parse(r#"{"type":"set_options","teams":null}"#)
+        let Ok((ClientFrame::SetOptions(null), _)) =
+            parse(r#"{"type":"set_options","teams":null}"#)
         else {
             panic!()
         };

@@ -59,7 +59,12 @@ pub enum RoomMsg {
     /// database after it sees this connection's earlier frames applied).
     Sync { done: oneshot::Sender<()> },
     /// A frame for the room from a connection that is in it.
-    Request { conn: ConnId, request: Request },
+    /// `id` is the frame's request id, echoed on its direct answer or error.
+    Request {
+        conn: ConnId,
+        request: Request,
+        id: Option<u64>,
+    },
 }
 
 /// The room frames of docs/protocol.md.
@@ -446,7 +451,11 @@ impl Room {
                 let joined = match self.join(conn, person, role, outbox.clone()) {
                     Ok(()) => true,
                     Err(refusal) => {
-                        let _ = outbox.try_send(protocol::error_frame(&refusal, Some("join_room")));
+                        let _ = outbox.try_send(protocol::error_frame(
+                            &refusal,
+                            Some("join_room"),
+                            None,
+                        ));
                         false
                     }
                 };
@@ -464,10 +473,10 @@ impl Room {
             RoomMsg::Sync { done } => {
                 let _ = done.send(());
             }
-            RoomMsg::Request { conn, request } => {
+            RoomMsg::Request { conn, request, id } => {
                 let name = request.name();
-                if let Err(refusal) = self.request(conn, request) {
-                    self.send_to(conn, protocol::error_frame(&refusal, Some(name)));
+                if let Err(refusal) = self.request(conn, request, id) {
+                    self.send_to(conn, protocol::error_frame(&refusal, Some(name), id));
                 }
             }
         }
@@ -597,7 +606,9 @@ impl Room {
         self.broadcast_room();
     }
 
-    fn request(&mut self, conn: ConnId, request: Request) -> Result<(), Refusal> {
+    /// Carries out a room frame; the placement helpers and previews answer the
+    /// sender directly, echoing the frame's request `id`.
+    fn request(&mut self, conn: ConnId, request: Request, id: Option<u64>) -> Result<(), Refusal> {
         match request {
             Request::SetSeat {
                 seat,
@@ -647,7 +658,7 @@ impl Room {
                         "error": {"code": error.code(), "message": error.to_string()},
                     }),
                 };
-                self.send_to(conn, frame.to_string());
+                self.send_to(conn, protocol::with_id(frame, id));
                 Ok(())
             }
             Request::RandomLayout(fixed) => {
@@ -657,7 +668,10 @@ impl Room {
                 let seed = secret::new_seed().map_err(internal)?;
                 let ships =
                     game.random_completion(seat, &fixed, &mut Pcg64Mcg::seed_from_u64(seed))?;
-                self.send_to(conn, json!({"type": "layout", "ships": ships}).to_string());
+                self.send_to(
+                    conn,
+                    protocol::with_id(json!({"type": "layout", "ships": ships}), id),
+                );
                 Ok(())
             }
             Request::PreviewAction(action) => {
@@ -679,7 +693,7 @@ impl Room {
                         "the action's board or target is not on the table",
                     ));
                 }
-                self.send_to(conn, protocol::action_area_frame(&action, &cells));
+                self.send_to(conn, protocol::action_area_frame(&action, &cells, id));
                 Ok(())
             }
             Request::Chat(text) => {

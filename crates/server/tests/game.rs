@@ -226,6 +226,79 @@ async fn the_placement_timer_places_at_random() {
 }
 
 #[tokio::test]
+async fn helper_answers_and_their_errors_echo_the_request_id() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut ana = server.person("Ana").await;
+    ana.create(json!({"preset": "hasbro", "options": untimed(), "bots": [{"seat": 1}]}))
+        .await;
+    // Refused before the game starts: the error names the question it refuses.
+    ana.send(json!({"type": "check_layout", "ships": [], "id": 41}))
+        .await;
+    let error = ana.expect_any("error").await;
+    assert_eq!(
+        (error["code"].as_str(), error["id"].as_u64()),
+        (Some("not_started"), Some(41))
+    );
+    ana.send(json!({"type": "start"})).await;
+    ana.expect("state").await;
+    // Questions asked back to back come back each with its own id, whatever
+    // the order of the answers, and a refused one does not shift the others.
+    ana.send(json!({"type": "random_layout", "fixed": [], "id": 1}))
+        .await;
+    ana.send(json!({"type": "check_layout", "ships": [{"type": "nope", "at": [0, 0], "rot": 0}], "id": 2}))
+        .await;
+    ana.send(
+        json!({"type": "preview_action", "action": {"kind": "reserve", "cells": []}, "id": 3}),
+    )
+    .await;
+    ana.send(json!({"type": "check_layout", "ships": [], "id": 4}))
+        .await;
+    ana.send(json!({"type": "check_layout", "ships": "none", "id": 5}))
+        .await;
+    ana.send(json!({"type": "check_layout", "ships": []})).await;
+    let mut answers = std::collections::BTreeMap::new();
+    while answers.len() < 6 {
+        let frame = ana.recv().await;
+        if matches!(
+            frame["type"].as_str(),
+            Some("layout" | "layout_check" | "error")
+        ) {
+            answers.insert(frame["id"].as_u64().unwrap_or(0), frame);
+        }
+    }
+    assert_eq!(answers[&1]["type"], "layout");
+    assert_eq!(answers[&2]["type"], "layout_check");
+    assert_eq!(answers[&2]["ok"], false);
+    assert_eq!(
+        (
+            answers[&3]["type"].as_str(),
+            answers[&3]["request"].as_str()
+        ),
+        (Some("error"), Some("preview_action"))
+    );
+    assert_eq!(answers[&4]["type"], "layout_check");
+    assert_eq!(answers[&4]["ok"], true);
+    assert_eq!(
+        (
+            answers[&5]["code"].as_str(),
+            answers[&5]["request"].as_str()
+        ),
+        (Some("bad_request"), Some("check_layout"))
+    );
+    // Without an id the answer has none.
+    assert_eq!(answers[&0]["type"], "layout_check");
+    assert!(answers[&0].get("id").is_none());
+    // An id that is not a whole number in range is refused.
+    ana.send(json!({"type": "check_layout", "ships": [], "id": "seven"}))
+        .await;
+    let error = ana.expect_any("error").await;
+    assert_eq!(error["code"], "bad_request");
+    assert!(error.get("id").is_none());
+    server.stop().await;
+}
+
+#[tokio::test]
 async fn placement_helpers_preview_without_changing_the_game() {
     let (_dir, db) = temp_db();
     let server = TestServer::start(&db).await;
