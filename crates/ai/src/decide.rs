@@ -12,6 +12,9 @@ use crate::{heur, infer, Bot, Strategy};
 struct Scored {
     area: Area,
     p: Vec<f64>,
+    /// The strategy's own score, which orders cells whose probabilities were
+    /// capped to the same 1.0 (a density count through a hit is far above 1).
+    rank: Vec<f64>,
 }
 
 impl Bot {
@@ -26,8 +29,8 @@ impl Bot {
         let scored: Vec<Scored> = areas
             .into_iter()
             .map(|area| {
-                let p = self.score(&area, count);
-                Scored { area, p }
+                let (p, rank) = self.score(&area, count);
+                Scored { area, p, rank }
             })
             .collect();
         if view.salvo_round {
@@ -56,8 +59,9 @@ impl Bot {
         Some(Command::Fire { seat, target })
     }
 
-    /// The strategy's hit probability for every cell of an area.
-    fn score(&mut self, area: &Area, areas: usize) -> Vec<f64> {
+    /// The strategy's hit probability for every cell of an area, and the raw
+    /// score that orders the cells.
+    fn score(&mut self, area: &Area, areas: usize) -> (Vec<f64>, Vec<f64>) {
         let mut p = match self.strategy {
             Strategy::Random => area
                 .cells
@@ -69,27 +73,37 @@ impl Bot {
             Strategy::Bayes => {
                 let mut effort = self.effort;
                 effort.evaluations /= areas;
-                return infer::probabilities(area, effort, &mut self.rng);
+                let p = infer::probabilities(area, effort, &mut self.rng);
+                return (p.clone(), p);
             }
         };
+        let rank = p.clone();
         if self.strategy != Strategy::Random {
             heur::as_probabilities(area, &mut p);
         }
-        p
+        (p, rank)
     }
 
-    /// The `count` best targetable cells over the given areas; ties are broken
-    /// at random so equal cells are not fired in reading order.
+    /// The `count` best targetable cells over the given areas: by probability,
+    /// then by the strategy's raw score (probabilities capped at 1.0 tie), and
+    /// exact ties at random so equal cells are not fired in reading order.
     fn best_targets(&mut self, scored: &[Scored], count: usize) -> Vec<Target> {
-        let mut all: Vec<(f64, Target)> = Vec::new();
+        let mut all: Vec<(f64, f64, u64, Target)> = Vec::new();
+        // Within one area the strategy's own rank decides; across areas only
+        // probabilities compare.
+        let single = scored.len() == 1;
         for s in scored {
             for i in s.area.targetable() {
-                let jitter = self.rng.random::<f64>() * 1e-7;
-                all.push((s.p[i] + jitter, s.area.target(i)));
+                let p = if single { 0.0 } else { s.p[i] };
+                all.push((p, s.rank[i], self.rng.random(), s.area.target(i)));
             }
         }
-        all.sort_by(|a, b| b.0.total_cmp(&a.0));
-        all.into_iter().take(count).map(|(_, t)| t).collect()
+        all.sort_by(|a, b| {
+            b.0.total_cmp(&a.0)
+                .then(b.1.total_cmp(&a.1))
+                .then(a.2.cmp(&b.2))
+        });
+        all.into_iter().take(count).map(|(_, _, _, t)| t).collect()
     }
 
     fn salvo(&mut self, seat: usize, view: &View, rules: &Rules, scored: &[Scored]) -> Command {
