@@ -12,9 +12,10 @@ use crate::{heur, infer, Bot, Strategy};
 struct Scored {
     area: Area,
     p: Vec<f64>,
-    /// The strategy's own score, which orders cells whose probabilities were
-    /// capped to the same 1.0 (a density count through a hit is far above 1).
-    rank: Vec<f64>,
+    /// The strategy's own score where it differs from `p`: it orders cells
+    /// whose probabilities were capped to the same 1.0 (a density count
+    /// through a hit is far above 1).
+    rank: Option<Vec<f64>>,
 }
 
 impl Bot {
@@ -59,29 +60,28 @@ impl Bot {
         Some(Command::Fire { seat, target })
     }
 
-    /// The strategy's hit probability for every cell of an area, and the raw
-    /// score that orders the cells.
-    fn score(&mut self, area: &Area, areas: usize) -> (Vec<f64>, Vec<f64>) {
-        let mut p = match self.strategy {
-            Strategy::Random => area
-                .cells
-                .iter()
-                .map(|k| if k.targetable() { 0.5 } else { 0.0 })
-                .collect(),
-            Strategy::Hunt => heur::hunt(area, self.parity_offset),
-            Strategy::Density => heur::density(area),
+    /// The strategy's hit probability for every cell of an area, and its raw
+    /// score when that, not the probability, orders the cells.
+    fn score(&mut self, area: &Area, areas: usize) -> (Vec<f64>, Option<Vec<f64>>) {
+        let raw = match self.strategy {
+            Strategy::Random => {
+                let p = area
+                    .cells
+                    .iter()
+                    .map(|k| if k.targetable() { 0.5 } else { 0.0 });
+                return (p.collect(), None);
+            }
             Strategy::Bayes => {
                 let mut effort = self.effort;
                 effort.evaluations /= areas;
-                let p = infer::probabilities(area, effort, &mut self.rng);
-                return (p.clone(), p);
+                return (infer::probabilities(area, effort, &mut self.rng), None);
             }
+            Strategy::Hunt => heur::hunt(area, self.parity_offset),
+            Strategy::Density => heur::density(area),
         };
-        let rank = p.clone();
-        if self.strategy != Strategy::Random {
-            heur::as_probabilities(area, &mut p);
-        }
-        (p, rank)
+        let mut p = raw.clone();
+        heur::as_probabilities(area, &mut p);
+        (p, Some(raw))
     }
 
     /// The `count` best targetable cells over the given areas: by probability,
@@ -95,7 +95,8 @@ impl Bot {
         for s in scored {
             for i in s.area.targetable() {
                 let p = if single { 0.0 } else { s.p[i] };
-                all.push((p, s.rank[i], self.rng.random(), s.area.target(i)));
+                let rank = s.rank.as_ref().map_or(s.p[i], |r| r[i]);
+                all.push((p, rank, self.rng.random(), s.area.target(i)));
             }
         }
         all.sort_by(|a, b| {
