@@ -356,10 +356,8 @@ impl Connection {
                 continue;
             }
             let Ok(joined) = answer.await else { continue };
-            // A refusal (room_full) was sent by the room itself.
-            if joined {
-                self.room = Some((code, room));
-            }
+            joined?;
+            self.room = Some((code, room));
             return Ok(());
         }
         Err(Refusal::new(

@@ -45,7 +45,9 @@ pub enum RoomMsg {
         person: Person,
         role: Role,
         outbox: Outbox,
-        reply: oneshot::Sender<bool>,
+        /// The refusal (room_full, ...) goes back to the connection, which
+        /// answers the frame that asked.
+        reply: oneshot::Sender<Result<(), Refusal>>,
     },
     /// `leave`: before the start the seat is given up.
     Leave { conn: ConnId },
@@ -448,18 +450,7 @@ impl Room {
                 outbox,
                 reply,
             } => {
-                let joined = match self.join(conn, person, role, outbox.clone()) {
-                    Ok(()) => true,
-                    Err(refusal) => {
-                        let _ = outbox.try_send(protocol::error_frame(
-                            &refusal,
-                            Some("join_room"),
-                            None,
-                        ));
-                        false
-                    }
-                };
-                let _ = reply.send(joined);
+                let _ = reply.send(self.join(conn, person, role, outbox));
             }
             RoomMsg::Leave { conn } => self.leave(conn),
             RoomMsg::Disconnect { conn, done } => {

@@ -125,9 +125,15 @@ async fn the_lobby_enforces_host_seats_and_roles() {
 
     // The room is full now; a third person can only watch.
     let mut cai = server.person("Cai").await;
-    cai.send(json!({"type": "join_room", "code": code, "as": "player"}))
+    cai.send(json!({"type": "join_room", "code": code, "as": "player", "id": 3}))
         .await;
-    assert_eq!(cai.expect_error().await, "room_full");
+    let refused = cai.expect_any("error").await;
+    assert_eq!(refused["code"], "room_full");
+    // The room's refusal answers the frame that asked, with its id.
+    assert_eq!(
+        (refused["request"].as_str(), refused["id"].as_u64()),
+        (Some("join_room"), Some(3))
+    );
     let room = cai.join(&code, "spectator").await;
     assert_eq!(room["room"]["you"]["spectator"], true);
     cai.send(json!({"type": "chat", "text": "good luck"})).await;
