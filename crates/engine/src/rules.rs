@@ -466,7 +466,9 @@ fn custom_fleet(
         if entry.count == 0 {
             return Err(bad("every ship of a fleet needs a count of 1 or more"));
         }
-        total += entry.count;
+        // Checked: counts come from clients, and a wrapped sum once let a fleet
+        // of 2^32 ships past this limit.
+        total = total.saturating_add(entry.count);
         if total > MAX_FLEET_SHIPS {
             return Err(bad(format!("a fleet has at most {MAX_FLEET_SHIPS} ships")));
         }

@@ -833,6 +833,36 @@ fn r_10_2_custom_board_size_and_fleet() {
     ));
 }
 
+/// Issue 12, finding 1: ship counts that wrapped a `u32` sum passed the 40-ship
+/// limit and built 2^32 ships (the allocation killed the server).
+#[test]
+fn r_10_2_fleet_counts_that_would_overflow_are_refused() {
+    for counts in [[1, u32::MAX], [u32::MAX, u32::MAX], [2, u32::MAX - 1]] {
+        let options = Options {
+            fleet: Some(vec![
+                CustomShip {
+                    id: "a".into(),
+                    len: 1,
+                    count: counts[0],
+                },
+                CustomShip {
+                    id: "b".into(),
+                    len: 1,
+                    count: counts[1],
+                },
+            ]),
+            ..Options::default()
+        };
+        assert!(
+            matches!(
+                Game::new(&setup(Preset::Classic, 2, options)),
+                Err(RuleError::BadCommand(_))
+            ),
+            "counts {counts:?}"
+        );
+    }
+}
+
 fn special(game: &mut Game, seat: usize, action: Action) -> Result<Vec<Event>, RuleError> {
     game.apply(Command::Ability { seat, action })
 }
