@@ -22,6 +22,120 @@ pub struct ServeArgs {
     /// Milliseconds a bot waits before it moves.
     #[arg(long, default_value_t = 700)]
     pub bot_delay_ms: u64,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// The server's limits and timeouts (docs/protocol.md, "Limits and timeouts").
+#[derive(clap::Args, Debug)]
+pub struct LimitArgs {
+    /// Open TCP connections at most on the whole server (more get 503).
+    #[arg(long, default_value_t = Config::default().max_connections)]
+    pub max_connections: usize,
+    /// Open TCP connections at most from one client address.
+    #[arg(long, default_value_t = Config::default().max_per_address)]
+    pub max_per_address: usize,
+    /// Frames per second one connection may send on average.
+    #[arg(long, default_value_t = Config::default().frames_per_second)]
+    pub frames_per_second: f64,
+    /// Frames one connection may send in a burst.
+    #[arg(long, default_value_t = Config::default().frame_burst)]
+    pub frame_burst: u32,
+    /// Frames dropped for flooding (10 a second forgiven) before the connection is closed.
+    #[arg(long, default_value_t = Config::default().flood_close)]
+    pub flood_close: u32,
+    /// New rooms per minute from one address, on average.
+    #[arg(long, default_value_t = Config::default().rooms_per_minute)]
+    pub rooms_per_minute: f64,
+    /// New rooms from one address in a burst.
+    #[arg(long, default_value_t = Config::default().room_burst)]
+    pub room_burst: u32,
+    /// Joins by unknown room codes per minute from one address, on average.
+    #[arg(long, default_value_t = Config::default().unknown_codes_per_minute)]
+    pub unknown_codes_per_minute: f64,
+    /// Joins by unknown room codes from one address in a burst.
+    #[arg(long, default_value_t = Config::default().unknown_code_burst)]
+    pub unknown_code_burst: u32,
+    /// Seconds an HTTP request (the WebSocket upgrade too) may take to arrive.
+    #[arg(long, default_value_t = Config::default().request_timeout.as_secs())]
+    pub request_timeout_secs: u64,
+    /// Seconds a new WebSocket connection has to send hello.
+    #[arg(long, default_value_t = Config::default().hello_timeout.as_secs())]
+    pub hello_timeout_secs: u64,
+    /// Seconds between the server's pings.
+    #[arg(long, default_value_t = Config::default().ping_interval.as_secs())]
+    pub ping_interval_secs: u64,
+    /// Seconds without any frame (pongs count) before a connection is closed.
+    #[arg(long, default_value_t = Config::default().idle_timeout.as_secs())]
+    pub idle_timeout_secs: u64,
+    /// Seconds a frame may wait for the socket to take it.
+    #[arg(long, default_value_t = Config::default().send_timeout.as_secs())]
+    pub send_timeout_secs: u64,
+    /// Frames waiting for a slow reader before it is closed.
+    #[arg(long, default_value_t = Config::default().outbox_frames)]
+    pub outbox_frames: usize,
+    /// Bytes waiting for a slow reader before it is closed.
+    #[arg(long, default_value_t = Config::default().outbox_bytes)]
+    pub outbox_bytes: usize,
+    /// Threads for CPU-heavy work (bots, fit checks, random layouts) [default: one per core].
+    #[arg(long)]
+    pub cpu_threads: Option<usize>,
+    /// Jobs one client address (or one room) may have waiting for those threads.
+    #[arg(long, default_value_t = Config::default().cpu_jobs_per_client)]
+    pub cpu_jobs_per_client: usize,
+}
+
+impl Default for LimitArgs {
+    fn default() -> Self {
+        let config = Config::default();
+        LimitArgs {
+            max_connections: config.max_connections,
+            max_per_address: config.max_per_address,
+            frames_per_second: config.frames_per_second,
+            frame_burst: config.frame_burst,
+            flood_close: config.flood_close,
+            rooms_per_minute: config.rooms_per_minute,
+            room_burst: config.room_burst,
+            unknown_codes_per_minute: config.unknown_codes_per_minute,
+            unknown_code_burst: config.unknown_code_burst,
+            request_timeout_secs: config.request_timeout.as_secs(),
+            hello_timeout_secs: config.hello_timeout.as_secs(),
+            ping_interval_secs: config.ping_interval.as_secs(),
+            idle_timeout_secs: config.idle_timeout.as_secs(),
+            send_timeout_secs: config.send_timeout.as_secs(),
+            outbox_frames: config.outbox_frames,
+            outbox_bytes: config.outbox_bytes,
+            cpu_threads: None,
+            cpu_jobs_per_client: config.cpu_jobs_per_client,
+        }
+    }
+}
+
+impl LimitArgs {
+    fn apply(&self, config: Config) -> Config {
+        let secs = Duration::from_secs;
+        Config {
+            max_connections: self.max_connections,
+            max_per_address: self.max_per_address,
+            frames_per_second: self.frames_per_second,
+            frame_burst: self.frame_burst,
+            flood_close: self.flood_close,
+            rooms_per_minute: self.rooms_per_minute,
+            room_burst: self.room_burst,
+            unknown_codes_per_minute: self.unknown_codes_per_minute,
+            unknown_code_burst: self.unknown_code_burst,
+            request_timeout: secs(self.request_timeout_secs),
+            hello_timeout: secs(self.hello_timeout_secs),
+            ping_interval: secs(self.ping_interval_secs.max(1)),
+            idle_timeout: secs(self.idle_timeout_secs),
+            send_timeout: secs(self.send_timeout_secs),
+            outbox_frames: self.outbox_frames,
+            outbox_bytes: self.outbox_bytes,
+            cpu_threads: self.cpu_threads.unwrap_or(config.cpu_threads),
+            cpu_jobs_per_client: self.cpu_jobs_per_client,
+            ..config
+        }
+    }
 }
 
 impl Default for ServeArgs {
@@ -30,6 +144,7 @@ impl Default for ServeArgs {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
             db: None,
             bot_delay_ms: 700,
+            limits: LimitArgs::default(),
         }
     }
 }
@@ -53,10 +168,10 @@ pub fn run(args: ServeArgs) -> Result<()> {
         "Broadside is running at http://{shown}/  (database: {}; Ctrl-C stops it)",
         db_path.display()
     );
-    let config = Config {
+    let config = args.limits.apply(Config {
         bot_delay: Duration::from_millis(args.bot_delay_ms),
         ..Config::default()
-    };
+    });
     broadside_server::serve_until_ctrl_c(listener, db, config).context("serving")?;
     Ok(())
 }

@@ -2,99 +2,197 @@
 //! person (hello, my_games) and lobbies (create, join), and forwards the rest to
 //! the actor of the room it is in. Frames for the connection arrive on its
 //! outbox, from the room actor or from itself.
+//!
+//! The connection also enforces the limits of docs/protocol.md: the hello
+//! deadline, the idle timeout (the server pings; any frame or pong counts as
+//! life), the frame rate, the send timeout and the outbox bound. Whenever it
+//! ends a connection it says why in a close frame.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 
-use axum::extract::ws::{Message, WebSocket};
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use broadside_ai::Level;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot};
+use tokio::time::Instant;
 
+use crate::cpu::Key;
 use crate::limits::Bucket;
-use crate::protocol::{self, ClientFrame, CreateRoom, Refusal, Role};
+use crate::protocol::{self, close, ClientFrame, CreateRoom, Refusal, Role};
 use crate::room::{ConnId, Outbox, Person, Request, Room, RoomMsg, RoomSetup};
 use crate::secret;
 use crate::server::{now_ms, Shared};
-
-/// Frames that may wait for a slow client before it is dropped from its room.
-const OUTBOX_FRAMES: usize = 256;
-
-/// Frames refused in a row for flooding before the connection is closed.
-const FLOOD_CLOSE: u32 = 2_000;
 
 /// Tries to make a new room code before giving up (codes are random; a clash
 /// with an existing room is rare).
 const CODE_ATTEMPTS: usize = 20;
 
+/// Dropped frames forgiven per second when counting towards `flood_close`.
+const FLOOD_FORGIVEN_PER_SECOND: f64 = 10.0;
+
 struct Connection {
     id: ConnId,
     shared: Arc<Shared>,
+    ip: IpAddr,
     outbox: Outbox,
     person: Option<Person>,
     /// The room this connection is in, and its actor.
     room: Option<(String, mpsc::Sender<RoomMsg>)>,
     frames: Bucket,
-    new_rooms: Bucket,
-    /// Frames refused for flooding since the last accepted one.
-    flooded: u32,
+    /// Drops the connection may still afford before it is closed for flooding.
+    flood: Bucket,
+    /// Whether the last frame was dropped (the first of a flood is answered).
+    flooding: bool,
 }
 
-pub async fn run(mut socket: WebSocket, shared: Arc<Shared>) {
+/// Why the server ends a connection: the close frame it sends.
+type Closing = Option<(u16, &'static str)>;
+
+pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
     let _alive = shared.alive_token();
     let mut shutdown = shared.shutdown_signal();
     if *shutdown.borrow() {
         return;
     }
-    let (outbox, mut frames) = mpsc::channel::<String>(OUTBOX_FRAMES);
-    let config = &shared.config;
-    let frame_bucket = Bucket::new(config.frame_burst, config.frames_per_second);
-    let new_rooms = Bucket::new(config.room_burst, config.rooms_per_minute / 60.0);
+    let config = shared.config.clone();
+    let (outbox, mut inbox) = Outbox::new(config.outbox_frames, config.outbox_bytes);
+    let stalled = inbox.stalled.clone();
     let mut connection = Connection {
         id: shared.next_conn_id(),
-        shared,
+        ip,
         outbox,
         person: None,
         room: None,
-        frames: frame_bucket,
-        new_rooms,
-        flooded: 0,
+        frames: Bucket::new(config.frame_burst, config.frames_per_second),
+        flood: Bucket::new(config.flood_close, FLOOD_FORGIVEN_PER_SECOND),
+        flooding: false,
+        shared,
     };
-    loop {
+    let hello_by = Instant::now() + config.hello_timeout;
+    let mut heard = Instant::now();
+    let mut ping =
+        tokio::time::interval_at(Instant::now() + config.ping_interval, config.ping_interval);
+    let closing: Closing = loop {
+        let deadline = match connection.person {
+            None => hello_by.min(heard + config.idle_timeout),
+            Some(_) => heard + config.idle_timeout,
+        };
         tokio::select! {
-            incoming = socket.recv() => match incoming {
-                Some(Ok(Message::Text(_) | Message::Binary(_))) if !connection.admit() => {
-                    if connection.flooded >= FLOOD_CLOSE {
+            incoming = socket.recv() => {
+                heard = Instant::now();
+                match incoming {
+                    Some(Ok(Message::Text(text))) => {
+                        if let Some(closing) = connection.admit() {
+                            break Some(closing);
+                        }
+                        if !connection.flooding {
+                            connection.frame(text.as_str()).await;
+                        }
+                    }
+                    Some(Ok(Message::Binary(_))) => {
+                        if let Some(closing) = connection.admit() {
+                            break Some(closing);
+                        }
+                        if !connection.flooding {
+                            connection.refuse(&Refusal::new("bad_json", "frames are JSON text, not binary"), None, None);
+                        }
+                    }
+                    Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                    Some(Ok(Message::Close(_))) | None => break None,
+                    Some(Err(error)) => break closing_for(error),
+                }
+            }
+            Some(frame) = inbox.recv() => {
+                if !send(&mut socket, Message::Text(frame.into()), &config).await {
+                    break None;
+                }
+            }
+            () = stalled.notified() => {
+                break Some((close::TOO_SLOW, "too slow: frames for this connection no longer fit its queue; reconnect"));
+            }
+            _ = ping.tick() => {
+                if !send(&mut socket, Message::Ping(Default::default()), &config).await {
+                    break None;
+                }
+            }
+            () = tokio::time::sleep_until(deadline) => {
+                break Some(if connection.person.is_none() && deadline == hello_by {
+                    (close::HELLO_TIMEOUT, "the first frame must be hello, sent within 10 seconds")
+                } else {
+                    (close::IDLE_TIMEOUT, "nothing received for too long (pongs count)")
+                });
+            }
+            _ = shutdown.changed() => break Some((close::GOING_AWAY, "the server is shutting down")),
+        }
+    };
+    connection.detach().await;
+    if let Some((code, reason)) = closing {
+        let frame = CloseFrame {
+            code,
+            reason: Utf8Bytes::from_static(reason),
+        };
+        let sent = send(&mut socket, Message::Close(Some(frame)), &config).await;
+        if sent && code != close::GOING_AWAY {
+            // The closing handshake: wait a moment for the client's close
+            // (reading and dropping whatever comes first), so the socket is not
+            // reset under a close frame the client has not read yet. (Not at
+            // shutdown, which must not wait for every client.)
+            let _ = tokio::time::timeout(CLOSE_LINGER, async {
+                while let Some(Ok(message)) = socket.recv().await {
+                    if matches!(message, Message::Close(_)) {
                         break;
                     }
                 }
-                Some(Ok(Message::Text(text))) => connection.frame(text.as_str()).await,
-                Some(Ok(Message::Binary(_))) => {
-                    connection.refuse(&Refusal::new("bad_json", "frames are JSON text, not binary"), None, None);
-                }
-                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
-                Some(Ok(Message::Close(_)) | Err(_)) | None => break,
-            },
-            Some(frame) = frames.recv() => {
-                if socket.send(Message::Text(frame.into())).await.is_err() {
-                    break;
-                }
-            }
-            _ = shutdown.changed() => break,
+            })
+            .await;
         }
     }
-    connection.detach().await;
+}
+
+/// How long a closing connection waits for the client's close frame.
+const CLOSE_LINGER: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Sends one message, giving up after the send timeout (a client that stopped
+/// reading cannot hold the connection's task forever).
+async fn send(socket: &mut WebSocket, message: Message, config: &crate::Config) -> bool {
+    matches!(
+        tokio::time::timeout(config.send_timeout, socket.send(message)).await,
+        Ok(Ok(()))
+    )
+}
+
+/// The close frame for a connection whose frames could not be read.
+fn closing_for(error: axum::Error) -> Closing {
+    use tungstenite::error::{CapacityError, Error};
+    let inner = error.into_inner();
+    match inner.downcast_ref::<Error>() {
+        Some(Error::Capacity(CapacityError::MessageTooLong { .. })) => {
+            Some((close::TOO_BIG, "frames are at most 65536 bytes"))
+        }
+        Some(Error::Utf8(_)) => Some((close::NOT_UTF8, "text frames must be UTF-8")),
+        Some(Error::Protocol(_) | Error::Capacity(_)) => {
+            Some((close::PROTOCOL, "the WebSocket protocol was broken"))
+        }
+        _ => None,
+    }
 }
 
 impl Connection {
-    /// Whether a frame may be read now; the first frame refused in a flood is
-    /// answered with `rate_limited`, the rest are dropped silently.
-    fn admit(&mut self) -> bool {
+    /// Whether a frame may be read now (`flooding` says); the first frame
+    /// refused in a flood is answered with `rate_limited`, the rest are dropped
+    /// silently, and too many drops close the connection.
+    fn admit(&mut self) -> Closing {
         if self.frames.take() {
-            self.flooded = 0;
-            return true;
+            self.flooding = false;
+            return None;
         }
-        self.flooded += 1;
-        if self.flooded == 1 {
+        if !self.flood.take() {
+            return Some((close::FLOOD, "too many frames; slow down"));
+        }
+        let first = !self.flooding;
+        self.flooding = true;
+        if first {
             let config = &self.shared.config;
             self.refuse(
                 &Refusal::new(
@@ -108,13 +206,13 @@ impl Connection {
                 None,
             );
         }
-        false
+        None
     }
 
     fn send(&self, frame: String) {
-        // The outbox is ours; if it is full the client is not reading and loses
-        // this frame like it would lose the connection.
-        let _ = self.outbox.try_send(frame);
+        // If the outbox is full the client is not reading: the outbox tells the
+        // connection to close (too slow).
+        self.outbox.send(frame);
     }
 
     fn refuse(&self, refusal: &Refusal, request: Option<&str>, id: Option<u64>) {
@@ -140,7 +238,7 @@ impl Connection {
 
     async fn handle(&mut self, frame: ClientFrame, id: Option<u64>) -> Result<(), Refusal> {
         if let ClientFrame::Hello(hello) = frame {
-            return self.hello(hello);
+            return self.hello(hello).await;
         }
         if matches!(frame, ClientFrame::Ping) {
             self.send(json!({"type": "pong"}).to_string());
@@ -159,13 +257,11 @@ impl Connection {
                         let _ = synced.await;
                     }
                 }
-                return self.my_games(&person);
+                return self.my_games(&person).await;
             }
             ClientFrame::CreateRoom(create) => return self.create_room(person, create).await,
             ClientFrame::JoinRoom(join) => {
-                let code = secret::normalize_code(&join.code)
-                    .ok_or_else(|| Refusal::new("room_not_found", "no room has that code"))?;
-                return self.join(person, code, join.role).await;
+                return self.join_by_code(person, &join.code, join.role).await
             }
             ClientFrame::Leave => {
                 let (_, room) = self.room.take().ok_or_else(not_in_room)?;
@@ -207,7 +303,7 @@ impl Connection {
         Ok(())
     }
 
-    fn hello(&mut self, hello: protocol::Hello) -> Result<(), Refusal> {
+    async fn hello(&mut self, hello: protocol::Hello) -> Result<(), Refusal> {
         if self.person.is_some() {
             return Err(Refusal::bad_request("hello is sent once per connection"));
         }
@@ -219,7 +315,8 @@ impl Connection {
         let db = &self.shared.db;
         let known = match hello.token.as_deref().filter(|t| secret::is_token(t)) {
             Some(token) => db
-                .player_by_token_hash(&secret::token_hash(token))
+                .player_by_token_hash(secret::token_hash(token))
+                .await
                 .map_err(internal)?
                 .map(|p| (token, p)),
             None => None,
@@ -228,7 +325,9 @@ impl Connection {
             Some((token, (player_id, stored))) => {
                 let nickname = match nickname {
                     Some(nickname) if nickname != stored => {
-                        db.set_nickname(player_id, &nickname).map_err(internal)?;
+                        db.set_nickname(player_id, nickname.clone())
+                            .await
+                            .map_err(internal)?;
                         nickname
                     }
                     _ => stored,
@@ -246,7 +345,8 @@ impl Connection {
                     .ok_or_else(|| Refusal::bad_request("a new player needs a nickname"))?;
                 let token = secret::new_token().map_err(internal)?;
                 let player_id = db
-                    .create_player(&secret::token_hash(&token), &nickname, now_ms())
+                    .create_player(secret::token_hash(&token), nickname.clone(), now_ms())
+                    .await
                     .map_err(internal)?;
                 (
                     token,
@@ -262,11 +362,12 @@ impl Connection {
         Ok(())
     }
 
-    fn my_games(&self, person: &Person) -> Result<(), Refusal> {
+    async fn my_games(&self, person: &Person) -> Result<(), Refusal> {
         let games = self
             .shared
             .db
             .my_games(person.player_id)
+            .await
             .map_err(internal)?;
         let games: Vec<Value> = games
             .into_iter()
@@ -295,11 +396,11 @@ impl Connection {
     }
 
     async fn create_room(&mut self, person: Person, create: CreateRoom) -> Result<(), Refusal> {
-        if !self.new_rooms.take() {
+        if !self.shared.addresses.take_new_room(self.ip) {
             return Err(Refusal::new(
                 "rate_limited",
                 format!(
-                    "too many new rooms: at most {} a minute",
+                    "too many new rooms from your address: at most {} a minute",
                     self.shared.config.rooms_per_minute
                 ),
             ));
@@ -310,7 +411,21 @@ impl Connection {
             options: create.options.unwrap_or_default(),
             teams: create.teams,
         };
-        let rules = setup.check()?;
+        // A custom fleet's fit check is a search: on the pool, in this
+        // address's turn.
+        let rules = {
+            let setup = setup.clone();
+            self.shared
+                .cpu
+                .run(Key::Client(self.ip), move || setup.check())
+                .await
+                .map_err(|_| {
+                    Refusal::new(
+                        "rate_limited",
+                        "the server is still working on your earlier requests; try again in a moment",
+                    )
+                })??
+        };
         let bots: Vec<(usize, Level)> = create.bots.iter().map(|b| (b.seat, b.level)).collect();
         for _ in 0..CODE_ATTEMPTS {
             let code = secret::new_room_code().map_err(internal)?;
@@ -321,14 +436,45 @@ impl Connection {
                 rules.clone(),
                 person.clone(),
                 &bots,
-            )?
+            )
+            .await?
             else {
                 continue;
             };
-            self.shared.spawn_room(code.clone(), room);
+            self.shared.spawn_room(code.clone(), room).await;
             return self.join(person, code, Role::Player).await;
         }
         Err(internal("no free room code"))
+    }
+
+    /// `join_room`: codes that name no room are rationed per address, so that
+    /// nobody can sweep the codes to find rooms (docs/protocol.md).
+    async fn join_by_code(
+        &mut self,
+        person: Person,
+        code: &str,
+        role: Role,
+    ) -> Result<(), Refusal> {
+        let addresses = self.shared.addresses.clone();
+        if !addresses.may_guess(self.ip) {
+            return Err(Refusal::new(
+                "rate_limited",
+                format!(
+                    "too many unknown room codes from your address: at most {} a minute",
+                    self.shared.config.unknown_codes_per_minute
+                ),
+            ));
+        }
+        let unknown = || Refusal::new("room_not_found", "no room has that code");
+        let Some(code) = secret::normalize_code(code) else {
+            addresses.take_unknown_code(self.ip);
+            return Err(unknown());
+        };
+        let found = self.join(person, code, role).await;
+        if matches!(&found, Err(refusal) if refusal.code == "room_not_found") {
+            addresses.take_unknown_code(self.ip);
+        }
+        found
     }
 
     async fn join(&mut self, person: Person, code: String, role: Role) -> Result<(), Refusal> {
@@ -342,6 +488,7 @@ impl Connection {
             let room = self
                 .shared
                 .room(&code)
+                .await
                 .map_err(internal)?
                 .ok_or_else(|| Refusal::new("room_not_found", "no room has that code"))?;
             let (reply, answer) = oneshot::channel();
@@ -349,6 +496,7 @@ impl Connection {
                 conn: self.id,
                 person: person.clone(),
                 role,
+                ip: self.ip,
                 outbox: self.outbox.clone(),
                 reply,
             };

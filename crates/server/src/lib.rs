@@ -15,6 +15,7 @@
 
 mod assets;
 mod connection;
+mod cpu;
 pub mod db;
 mod limits;
 mod protocol;
@@ -23,5 +24,5 @@ mod secret;
 mod server;
 
 pub use db::{Db, DbError};
-pub use protocol::{MAX_FRAME_BYTES, MAX_MESSAGE_BYTES};
+pub use protocol::MAX_FRAME_BYTES;
 pub use server::{run, serve_until_ctrl_c, Config, ServerError};

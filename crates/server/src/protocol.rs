@@ -6,10 +6,30 @@ use broadside_engine::{Action, Cell, Event, Options, Placement, Preset, RuleErro
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
-/// Frames larger than this are refused with `too_large` (docs/protocol.md).
+/// Frames larger than this are not read: the connection is closed with
+/// [`close::TOO_BIG`] (docs/protocol.md).
 pub const MAX_FRAME_BYTES: usize = 64 * 1024;
-/// Frames larger than this are not even read: the connection is closed.
-pub const MAX_MESSAGE_BYTES: usize = 1024 * 1024;
+
+/// The close codes of docs/protocol.md ("Closing"): the standard ones where
+/// they fit, application codes (4000–4999) for the server's own limits.
+pub mod close {
+    /// The server is shutting down (standard "going away").
+    pub const GOING_AWAY: u16 = 1001;
+    /// The client broke the WebSocket protocol.
+    pub const PROTOCOL: u16 = 1002;
+    /// A text frame that is not UTF-8 (standard "invalid payload").
+    pub const NOT_UTF8: u16 = 1007;
+    /// A frame over [`super::MAX_FRAME_BYTES`] (standard "message too big").
+    pub const TOO_BIG: u16 = 1009;
+    /// No `hello` within the hello deadline.
+    pub const HELLO_TIMEOUT: u16 = 4001;
+    /// Nothing received (not even a pong) within the idle timeout.
+    pub const IDLE_TIMEOUT: u16 = 4002;
+    /// The client reads too slowly: its frames no longer fit its queue.
+    pub const TOO_SLOW: u16 = 4003;
+    /// Too many frames dropped by the rate limit.
+    pub const FLOOD: u16 = 4004;
+}
 /// Chat lines are at most this many characters.
 pub const MAX_CHAT_CHARS: usize = 500;
 /// Nicknames are 1 to this many characters.
@@ -301,6 +321,44 @@ fn read_frame(kind: &str, object: Map<String, Value>) -> Result<ClientFrame, Ref
     })
 }
 
+/// Whether a character may appear in a name or a chat line. Refused: control
+/// characters, invisible *format* characters (bidi overrides such as U+202E,
+/// zero-width spaces and joiners, word joiners, BOMs, tags), line and paragraph
+/// separators, private-use and unassigned code points — anything that could make
+/// one name look like another or reorder the text around it. The one exception
+/// is the zero-width joiner between two symbols, which composes emoji
+/// (👩‍🚀) and cannot disguise a name.
+fn visible_text(text: &str, allow_newline: bool) -> bool {
+    use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
+    let chars: Vec<char> = text.chars().collect();
+    let symbol = |c: Option<&char>| {
+        c.is_some_and(|c| {
+            matches!(
+                c.general_category(),
+                G::OtherSymbol | G::ModifierSymbol | G::NonspacingMark
+            )
+        })
+    };
+    chars.iter().enumerate().all(|(index, &c)| {
+        if c == '\n' {
+            return allow_newline;
+        }
+        if c == '\u{200D}' {
+            return index > 0 && symbol(chars.get(index - 1)) && symbol(chars.get(index + 1));
+        }
+        !matches!(
+            c.general_category(),
+            G::Control
+                | G::Format
+                | G::LineSeparator
+                | G::ParagraphSeparator
+                | G::PrivateUse
+                | G::Surrogate
+                | G::Unassigned
+        )
+    })
+}
+
 /// A nickname, trimmed and checked.
 pub fn clean_nickname(nickname: &str) -> Result<String, Refusal> {
     let nickname = nickname.trim();
@@ -310,9 +368,9 @@ pub fn clean_nickname(nickname: &str) -> Result<String, Refusal> {
             "a nickname has 1 to {MAX_NICKNAME_CHARS} characters"
         )));
     }
-    if nickname.chars().any(char::is_control) {
+    if !visible_text(nickname, false) {
         return Err(Refusal::bad_request(
-            "a nickname may not hold control characters",
+            "a nickname may not hold control or invisible formatting characters",
         ));
     }
     Ok(nickname.to_string())
@@ -327,10 +385,11 @@ pub fn clean_chat(text: &str) -> Result<String, Refusal> {
             "a chat line has 1 to {MAX_CHAT_CHARS} characters"
         )));
     }
-    // Newlines are fine in chat; other control characters could garble a terminal.
-    if text.chars().any(|c| c.is_control() && c != '\n') {
+    // Newlines are fine in chat; other control characters could garble a
+    // terminal, and invisible ones could disguise who says what.
+    if !visible_text(text, true) {
         return Err(Refusal::bad_request(
-            "a chat line may not hold control characters",
+            "a chat line may not hold control or invisible formatting characters",
         ));
     }
     Ok(text.to_string())
@@ -507,7 +566,34 @@ mod tests {
         assert!(clean_nickname("").is_err());
         assert!(clean_nickname(&"x".repeat(25)).is_err());
         assert!(clean_nickname("a\u{7}b").is_err());
+        // Issue 12, finding 5: names that look like other names.
+        for spoof in [
+            "\u{202E}anA",
+            "Ana\u{200B}",
+            "A\u{200D}na",
+            "Ana\u{2060}",
+            "\u{FEFF}Ana",
+            "Ana\u{2028}x",
+            "Ana\u{E000}",
+            "Ana\u{E0041}",
+            "\u{061C}Ana",
+        ] {
+            assert!(clean_nickname(spoof).is_err(), "{spoof:?}");
+            assert!(clean_chat(spoof).is_err(), "chat {spoof:?}");
+        }
+        for fine in [
+            "Ana",
+            "José Ñandú",
+            "Łukasz",
+            "山田",
+            "Ана",
+            "👩\u{200D}🚀 Ana",
+            "❤\u{FE0F} x",
+        ] {
+            assert_eq!(clean_nickname(fine).as_deref(), Ok(fine), "{fine:?}");
+        }
         assert!(clean_chat("gg").is_ok());
+        assert!(clean_chat("two\nlines").is_ok());
         assert!(clean_chat(&"x".repeat(501)).is_err());
     }
 }

@@ -3,6 +3,8 @@
 //! so commands on a game are applied one at a time, in arrival order.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,9 +16,10 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
 
+use crate::cpu::{CpuError, Key};
 use crate::db::{ChatRecord, CommandRecord, GameRecord, RoomRecord, SeatRecord};
 use crate::protocol::{self, Refusal, Role, SeatChoice, SetOptions};
 use crate::secret;
@@ -24,8 +27,77 @@ use crate::server::{now_ms, Shared};
 
 /// Identifies one WebSocket connection.
 pub type ConnId = u64;
-/// Frames to one connection, already serialized.
-pub type Outbox = mpsc::Sender<String>;
+/// Frames to one connection, already serialized: a bounded queue that the
+/// connection drains into its socket. When a frame does not fit (the client
+/// reads too slowly), the frame is dropped and the connection is told to
+/// close itself (`stalled`), so it never lives on silently without its frames.
+#[derive(Clone)]
+pub struct Outbox {
+    frames: mpsc::Sender<String>,
+    /// Bytes queued and not yet taken by the connection.
+    queued: Arc<AtomicUsize>,
+    max_bytes: usize,
+    stalled: Arc<Notify>,
+}
+
+/// The connection's end of its outbox.
+pub struct Inbox {
+    frames: mpsc::Receiver<String>,
+    queued: Arc<AtomicUsize>,
+    pub stalled: Arc<Notify>,
+}
+
+impl Outbox {
+    /// A queue of at most `max_frames` frames and `max_bytes` bytes.
+    pub fn new(max_frames: usize, max_bytes: usize) -> (Outbox, Inbox) {
+        let (frames, receiver) = mpsc::channel(max_frames.max(1));
+        let queued = Arc::new(AtomicUsize::new(0));
+        let stalled = Arc::new(Notify::new());
+        (
+            Outbox {
+                frames,
+                queued: queued.clone(),
+                max_bytes,
+                stalled: stalled.clone(),
+            },
+            Inbox {
+                frames: receiver,
+                queued,
+                stalled,
+            },
+        )
+    }
+
+    /// Queues a frame; `false` if it could not be (the connection is then told
+    /// it stalled, or is already gone).
+    pub fn send(&self, frame: String) -> bool {
+        let size = frame.len();
+        if self.queued.fetch_add(size, Ordering::AcqRel) + size > self.max_bytes {
+            self.queued.fetch_sub(size, Ordering::AcqRel);
+            self.stalled.notify_one();
+            return false;
+        }
+        match self.frames.try_send(frame) {
+            Ok(()) => true,
+            Err(error) => {
+                self.queued.fetch_sub(size, Ordering::AcqRel);
+                if matches!(error, mpsc::error::TrySendError::Full(_)) {
+                    self.stalled.notify_one();
+                }
+                false
+            }
+        }
+    }
+}
+
+impl Inbox {
+    /// The next frame to write to the socket.
+    pub async fn recv(&mut self) -> Option<String> {
+        let frame = self.frames.recv().await?;
+        self.queued.fetch_sub(frame.len(), Ordering::AcqRel);
+        Some(frame)
+    }
+}
 
 /// Chat lines a joining client receives.
 const CHAT_HISTORY: usize = 50;
@@ -44,6 +116,8 @@ pub enum RoomMsg {
         conn: ConnId,
         person: Person,
         role: Role,
+        /// The client's address: the pool's fairness key for its work.
+        ip: IpAddr,
         outbox: Outbox,
         /// The refusal (room_full, ...) goes back to the connection, which
         /// answers the frame that asked.
@@ -196,6 +270,7 @@ impl Occupant {
 /// One connection in the room.
 struct Member {
     outbox: Outbox,
+    ip: IpAddr,
     person: Person,
     /// Joined with `as: "spectator"`: watches even if the person holds a seat.
     spectator: bool,
@@ -250,6 +325,8 @@ struct Running {
 /// A room and everything its actor owns.
 pub struct Room {
     shared: Arc<Shared>,
+    /// Distinct per actor: the pool's fairness key for the room's own work.
+    id: u64,
     code: String,
     setup: RoomSetup,
     /// `setup` resolved by the engine, for the room frame.
@@ -285,7 +362,7 @@ fn internal(error: impl std::fmt::Display) -> Refusal {
 impl Room {
     /// A new lobby; the creator holds seat 0 and is host. `None` if the code
     /// is already taken.
-    pub fn create(
+    pub async fn create(
         shared: Arc<Shared>,
         code: String,
         setup: RoomSetup,
@@ -305,6 +382,7 @@ impl Room {
             seats[seat] = Occupant::Bot(level);
         }
         let room = Room {
+            id: shared.next_conn_id(),
             shared,
             code,
             setup,
@@ -319,17 +397,67 @@ impl Room {
         let created = room
             .shared
             .db
-            .create_room(&room.record(), now_ms())
+            .create_room(room.record(), now_ms())
+            .await
             .map_err(internal)?;
         Ok(created.then_some(room))
     }
 
-    /// A room from the database, its game replayed from the log.
-    pub fn restore(
+    /// A room from the database, its game replayed from the log (on the pool:
+    /// a long game is thousands of commands).
+    pub async fn restore(
         shared: Arc<Shared>,
         record: RoomRecord,
         game: Option<GameRecord>,
     ) -> Result<Room, RestoreError> {
+        let code = record.code.clone();
+        let broken = |message: String| RestoreError::Broken {
+            code: code.clone(),
+            message,
+        };
+        let chat = shared
+            .db
+            .recent_chat(code.clone(), CHAT_HISTORY)
+            .await
+            .map_err(|e| broken(e.to_string()))?;
+        let id = shared.next_conn_id();
+        let rebuilt = shared
+            .cpu
+            .run(Key::Room(id), move || Room::rebuild(record, game))
+            .await
+            .map_err(|e| broken(e.to_string()))??;
+        let (setup, rules, seats, running) = rebuilt;
+        let mut room = Room {
+            shared,
+            id,
+            code: code.clone(),
+            setup,
+            rules,
+            seats: seats.0,
+            host: seats.1,
+            game_number: seats.2,
+            game: running,
+            members: BTreeMap::new(),
+            chat: chat.into(),
+        };
+        room.schedule_bots();
+        Ok(room)
+    }
+
+    /// The room's settings, seats and game from its records.
+    #[allow(clippy::type_complexity)]
+    fn rebuild(
+        record: RoomRecord,
+        game: Option<GameRecord>,
+    ) -> Result<
+        (
+            RoomSetup,
+            Rules,
+            (Vec<Occupant>, usize, u32),
+            Option<Running>,
+        ),
+        RestoreError,
+    > {
         let code = record.code.clone();
         let broken = |message: String| RestoreError::Broken {
             code: code.clone(),
@@ -371,24 +499,12 @@ impl Room {
                 })
             }
         };
-        let chat = shared
-            .db
-            .recent_chat(&code, CHAT_HISTORY)
-            .map_err(|e| broken(e.to_string()))?;
-        let mut room = Room {
-            shared,
-            code: record.code,
+        Ok((
             setup,
             rules,
-            seats,
-            host: record.host,
-            game_number: record.game_number,
-            game: running,
-            members: BTreeMap::new(),
-            chat: chat.into(),
-        };
-        room.schedule_bots();
-        Ok(room)
+            (seats, record.host, record.game_number),
+            running,
+        ))
     }
 
     fn bots_for(seats: &[Occupant], seed: u64) -> BTreeMap<usize, Bot> {
@@ -418,14 +534,14 @@ impl Room {
             let idle = self.members.is_empty() && wake.is_none();
             tokio::select! {
                 message = inbox.recv() => match message {
-                    Some(message) => self.handle(message),
+                    Some(message) => self.handle(message).await,
                     None => break,
                 },
-                () = sleep_until(wake) => self.on_wake(),
+                () = sleep_until(wake) => self.on_wake().await,
                 () = tokio::time::sleep(idle_after), if idle => {
                     // Joins queued meanwhile are dropped unanswered; their
                     // connections then load the room afresh.
-                    self.shared.retire_room(&self.code, &me);
+                    self.shared.retire_room(&self.code, &me).await;
                     break;
                 }
                 _ = shutdown.changed() => break,
@@ -441,18 +557,20 @@ impl Room {
         }
     }
 
-    fn handle(&mut self, message: RoomMsg) {
+    async fn handle(&mut self, message: RoomMsg) {
         match message {
             RoomMsg::Join {
                 conn,
                 person,
                 role,
+                ip,
                 outbox,
                 reply,
             } => {
-                let _ = reply.send(self.join(conn, person, role, outbox));
+                let joined = self.join(conn, person, role, ip, outbox).await;
+                let _ = reply.send(joined);
             }
-            RoomMsg::Leave { conn } => self.leave(conn),
+            RoomMsg::Leave { conn } => self.leave(conn).await,
             RoomMsg::Disconnect { conn, done } => {
                 if self.members.remove(&conn).is_some() {
                     self.broadcast_room();
@@ -466,14 +584,14 @@ impl Room {
             }
             RoomMsg::Request { conn, request, id } => {
                 let name = request.name();
-                if let Err(refusal) = self.request(conn, request, id) {
+                if let Err(refusal) = self.request(conn, request, id).await {
                     self.send_to(conn, protocol::error_frame(&refusal, Some(name), id));
                 }
             }
         }
     }
 
-    fn on_wake(&mut self) {
+    async fn on_wake(&mut self) {
         let now = Instant::now();
         let Some(running) = self.game.as_mut() else {
             return;
@@ -481,12 +599,12 @@ impl Room {
         if running.deadline.is_some_and(|d| d.at <= now) {
             running.deadline = None;
             // A refused timeout (the game just ended) leaves nothing to do.
-            let _ = self.apply(Command::Timeout);
+            let _ = self.apply(Command::Timeout, Key::Room(self.id)).await;
             return;
         }
         if running.bot_due.is_some_and(|due| due <= now) {
             running.bot_due = None;
-            self.play_bots();
+            self.play_bots().await;
         }
     }
 
@@ -511,13 +629,29 @@ impl Room {
         self.game.is_some()
     }
 
-    fn join(
+    async fn join(
         &mut self,
         conn: ConnId,
         person: Person,
         role: Role,
+        ip: IpAddr,
         outbox: Outbox,
     ) -> Result<(), Refusal> {
+        // A person who holds a seat watches through it: joining the own room as
+        // a spectator must not show more than the seat may know (R-11.4 with
+        // `spectators_see_all`). Before the start and after the end there is
+        // nothing to hide, and watching without the seat is allowed.
+        let seated = self.seats.iter().any(|o| o.holds(person.player_id));
+        let in_play = self
+            .game
+            .as_ref()
+            .is_some_and(|r| r.game.phase() != Phase::Finished);
+        if role == Role::Spectator && seated && in_play {
+            return Err(Refusal::new(
+                "seated",
+                "you hold a seat in this game; join as a player to see it through your seat",
+            ));
+        }
         if role == Role::Player {
             match self.seats.iter().position(|o| o.holds(person.player_id)) {
                 Some(seat) => {
@@ -539,7 +673,7 @@ impl Room {
                         ));
                     };
                     self.seats[seat] = Occupant::Person(person.clone());
-                    if let Err(error) = self.persist_room() {
+                    if let Err(error) = self.persist_room().await {
                         self.seats[seat] = Occupant::Open;
                         return Err(internal(error));
                     }
@@ -550,6 +684,7 @@ impl Room {
             conn,
             Member {
                 outbox,
+                ip,
                 person,
                 spectator: role == Role::Spectator,
             },
@@ -569,14 +704,14 @@ impl Room {
         Ok(())
     }
 
-    fn leave(&mut self, conn: ConnId) {
+    async fn leave(&mut self, conn: ConnId) {
         let seat = self.seat_of(conn);
         let Some(member) = self.members.remove(&conn) else {
             return;
         };
-        let _ = member
+        member
             .outbox
-            .try_send(json!({"type": "left", "code": self.code}).to_string());
+            .send(json!({"type": "left", "code": self.code}).to_string());
         if let (Some(seat), false) = (seat, self.started()) {
             let before = (self.seats.clone(), self.host);
             self.seats[seat] = Occupant::Open;
@@ -589,7 +724,7 @@ impl Room {
                     self.host = next;
                 }
             }
-            if self.persist_room().is_err() {
+            if self.persist_room().await.is_err() {
                 // The seat stays taken rather than differ from the database.
                 (self.seats, self.host) = before;
             }
@@ -599,14 +734,19 @@ impl Room {
 
     /// Carries out a room frame; the placement helpers and previews answer the
     /// sender directly, echoing the frame's request `id`.
-    fn request(&mut self, conn: ConnId, request: Request, id: Option<u64>) -> Result<(), Refusal> {
+    async fn request(
+        &mut self,
+        conn: ConnId,
+        request: Request,
+        id: Option<u64>,
+    ) -> Result<(), Refusal> {
         match request {
             Request::SetSeat {
                 seat,
                 occupant,
                 level,
-            } => self.set_seat(conn, seat, occupant, level),
-            Request::SetOptions(options) => self.set_options(conn, options),
+            } => self.set_seat(conn, seat, occupant, level).await,
+            Request::SetOptions(options) => self.set_options(conn, options).await,
             Request::Start => {
                 self.check_host(conn)?;
                 if self.started() {
@@ -618,7 +758,7 @@ impl Room {
                         "every seat needs a player or a bot",
                     ));
                 }
-                self.start_game()
+                self.start_game(self.key_of(conn)).await
             }
             Request::Rematch => {
                 self.seat_of(conn).ok_or_else(not_a_player)?;
@@ -626,7 +766,7 @@ impl Room {
                 if running.game.phase() != Phase::Finished {
                     return Err(Refusal::new("not_finished", "the game is not over yet"));
                 }
-                self.start_game()
+                self.start_game(self.key_of(conn)).await
             }
             Request::Command(command) => {
                 let seat = self.seat_of(conn).ok_or_else(not_a_player)?;
@@ -634,7 +774,7 @@ impl Room {
                     return Err(not_started());
                 }
                 let command = protocol::seat_command(command, seat)?;
-                self.apply(command)
+                self.apply(command, self.key_of(conn)).await
             }
             Request::CheckLayout(ships) => {
                 let seat = self.seat_of(conn).ok_or_else(not_a_player)?;
@@ -654,11 +794,17 @@ impl Room {
             }
             Request::RandomLayout(fixed) => {
                 let seat = self.seat_of(conn).ok_or_else(not_a_player)?;
-                let game = &self.game.as_ref().ok_or_else(not_started)?.game;
+                let game = self.game.as_ref().ok_or_else(not_started)?.game.clone();
                 // A preview generator of its own: the game's generator must not move.
                 let seed = secret::new_seed().map_err(internal)?;
-                let ships =
-                    game.random_completion(seat, &fixed, &mut Pcg64Mcg::seed_from_u64(seed))?;
+                let ships = self
+                    .shared
+                    .cpu
+                    .run(self.key_of(conn), move || {
+                        game.random_completion(seat, &fixed, &mut Pcg64Mcg::seed_from_u64(seed))
+                    })
+                    .await
+                    .map_err(busy)??;
                 self.send_to(
                     conn,
                     protocol::with_id(json!({"type": "layout", "ships": ships}), id),
@@ -698,7 +844,8 @@ impl Room {
                 };
                 self.shared
                     .db
-                    .add_chat(&self.code, &line)
+                    .add_chat(self.code.clone(), line.clone())
+                    .await
                     .map_err(internal)?;
                 let frame = protocol::chat_frame(&line.nickname, line.seat, &line.text, line.at_ms);
                 self.chat.push_back(line);
@@ -730,7 +877,7 @@ impl Room {
         Ok(())
     }
 
-    fn set_seat(
+    async fn set_seat(
         &mut self,
         conn: ConnId,
         seat: usize,
@@ -751,7 +898,7 @@ impl Room {
             SeatChoice::Bot => Occupant::Bot(level.unwrap_or(Level::Medium)),
             SeatChoice::Open => Occupant::Open,
         };
-        if let Err(error) = self.persist_room() {
+        if let Err(error) = self.persist_room().await {
             self.seats[seat] = previous;
             return Err(internal(error));
         }
@@ -759,7 +906,7 @@ impl Room {
         Ok(())
     }
 
-    fn set_options(&mut self, conn: ConnId, change: SetOptions) -> Result<(), Refusal> {
+    async fn set_options(&mut self, conn: ConnId, change: SetOptions) -> Result<(), Refusal> {
         self.check_lobby(conn)?;
         let mut setup = self.setup.clone();
         if let Some(preset) = change.preset {
@@ -777,12 +924,20 @@ impl Room {
         if let Some(teams) = change.teams {
             setup.teams = teams;
         }
-        let rules = setup.check()?;
+        // A custom fleet's fit check is a search: on the pool, in the client's turn.
+        let rules = {
+            let setup = setup.clone();
+            self.shared
+                .cpu
+                .run(self.key_of(conn), move || setup.check())
+                .await
+                .map_err(busy)??
+        };
         let before = (self.setup.clone(), self.rules.clone(), self.seats.clone());
         self.seats.resize(setup.seats, Occupant::Open);
         self.setup = setup;
         self.rules = rules;
-        if let Err(error) = self.persist_room() {
+        if let Err(error) = self.persist_room().await {
             (self.setup, self.rules, self.seats) = before;
             return Err(internal(error));
         }
@@ -832,10 +987,17 @@ impl Room {
         }
     }
 
-    fn start_game(&mut self) -> Result<(), Refusal> {
+    async fn start_game(&mut self, key: Key) -> Result<(), Refusal> {
         let seed = secret::new_seed().map_err(internal)?;
         let setup = self.setup.engine(seed);
-        let game = Game::new(&setup)?;
+        let game = {
+            let setup = setup.clone();
+            self.shared
+                .cpu
+                .run(key, move || Game::new(&setup))
+                .await
+                .map_err(busy)??
+        };
         let deadline = Room::phase_deadline(&game);
         let mut record = self.record();
         record.game_number = self.game_number + 1;
@@ -846,7 +1008,13 @@ impl Room {
         let id = self
             .shared
             .db
-            .start_game(&record, &setup_json, deadline.map(|d| d.unix_ms), now_ms())
+            .start_game(
+                record.clone(),
+                setup_json,
+                deadline.map(|d| d.unix_ms),
+                now_ms(),
+            )
+            .await
             .map_err(internal)?;
         self.game_number = record.game_number;
         self.game = Some(Running {
@@ -864,30 +1032,59 @@ impl Room {
     }
 
     /// Applies one command: the engine decides, the log stores it, then every
-    /// connection gets its own view.
-    fn apply(&mut self, command: Command) -> Result<(), Refusal> {
+    /// connection gets its own view. Commands that may place a fleet at random
+    /// (placing at random, a timer running out, resigning during placement)
+    /// are searches and run on the pool in `key`'s turn; the rest are cheap.
+    async fn apply(&mut self, command: Command, key: Key) -> Result<(), Refusal> {
         let running = self.game.as_mut().ok_or_else(not_started)?;
         let before = running.game.clone();
-        let events = running.game.apply(command.clone())?;
+        let heavy = matches!(
+            command,
+            Command::PlaceRandom { .. } | Command::Timeout | Command::Resign { .. }
+        );
+        let events = if heavy {
+            let mut game = before.clone();
+            let applied = command.clone();
+            let (game, events) = self
+                .shared
+                .cpu
+                .run(key, move || {
+                    let events = game.apply(applied);
+                    (game, events)
+                })
+                .await
+                .map_err(busy)?;
+            let events = events?;
+            running.game = game;
+            events
+        } else {
+            running.game.apply(command.clone())?
+        };
         let deadline = Room::next_deadline(&running.game, &events, running.deadline);
         let command_json =
             serde_json::to_string(&command).expect("a command is plain data and always serializes");
         let record = CommandRecord {
-            room_code: &self.code,
+            room_code: self.code.clone(),
             game_id: running.id,
             seq: running.seq + 1,
-            command: &command_json,
+            command: command_json,
             at_ms: now_ms(),
             deadline_ms: deadline.map(|d| d.unix_ms),
             phase: running.game.phase().id(),
-            to_move: &json!(running.game.to_move()).to_string(),
+            to_move: json!(running.game.to_move()).to_string(),
             finished: running.game.phase() == Phase::Finished,
         };
-        if let Err(error) = self.shared.db.record_command(&record) {
+        if let Err(error) = self.shared.db.record_command(record).await {
             // Not stored means not accepted: the game goes back to where it was.
-            running.game = before;
+            if let Some(running) = self.game.as_mut() {
+                running.game = before;
+            }
             return Err(internal(error));
         }
+        let running = self
+            .game
+            .as_mut()
+            .expect("only this actor changes the room's game, and it was there before the write");
         running.seq += 1;
         running.deadline = deadline;
         for (&seat, bot) in running.bots.iter_mut() {
@@ -925,8 +1122,9 @@ impl Room {
         running.bot_due = bot_to_move.then(|| Instant::now() + delay);
     }
 
-    /// Every bot that must act now makes its move.
-    fn play_bots(&mut self) {
+    /// Every bot that must act now makes its move. Bots think on the pool, in
+    /// the room's turn.
+    async fn play_bots(&mut self) {
         let Some(running) = self.game.as_ref() else {
             return;
         };
@@ -944,19 +1142,52 @@ impl Room {
                 continue;
             }
             let view = running.game.view(Some(seat));
+            let phase = view.phase;
             let rules = running.game.rules().clone();
-            let Some(command) = running
-                .bots
-                .get_mut(&seat)
-                .and_then(|bot| bot.next_command(&view, &rules))
-            else {
+            let Some(mut bot) = running.bots.remove(&seat) else {
                 continue;
             };
-            if self.apply(command).is_err() {
+            let thought = self
+                .shared
+                .cpu
+                .run(Key::Room(self.id), move || {
+                    let command = bot.next_command(&view, &rules);
+                    (bot, command)
+                })
+                .await;
+            let Some(running) = self.game.as_mut() else {
+                return;
+            };
+            let command = match thought {
+                Ok((bot, command)) => {
+                    running.bots.insert(seat, bot);
+                    command
+                }
+                Err(error) => {
+                    // Only a bug gets here (the room's own work is never
+                    // refused as busy): the bot starts afresh, and the turn
+                    // timer plays for it meanwhile.
+                    eprintln!("broadside: room {}: a bot failed: {error}", self.code);
+                    let level = match &self.seats[seat] {
+                        Occupant::Bot(level) => *level,
+                        _ => Level::Medium,
+                    };
+                    let seed = secret::new_seed().unwrap_or(seat as u64);
+                    running.bots.insert(seat, Bot::for_level(level, seed));
+                    running.bot_due = None;
+                    return;
+                }
+            };
+            let Some(command) = command else {
+                continue;
+            };
+            if self.apply(command, Key::Room(self.id)).await.is_err() {
                 // A bot's refused move must not stall a placement; in the battle
                 // the turn timer plays for it.
-                if view.phase == Phase::Placement {
-                    let _ = self.apply(Command::PlaceRandom { seat });
+                if phase == Phase::Placement {
+                    let _ = self
+                        .apply(Command::PlaceRandom { seat }, Key::Room(self.id))
+                        .await;
                 }
                 if let Some(running) = self.game.as_mut() {
                     running.bot_due = None;
@@ -976,9 +1207,10 @@ impl Room {
         let Some(member) = self.members.get(&conn) else {
             return;
         };
-        if member.outbox.try_send(frame).is_err() {
-            // A connection that cannot keep up (or is gone) leaves the room; it
-            // gets everything back when it joins again.
+        if !member.outbox.send(frame) {
+            // A connection that cannot keep up (or is gone) leaves the room; the
+            // outbox has told it to close (docs/protocol.md, "too slow"), and its
+            // person gets everything back on joining again.
             self.members.remove(&conn);
         }
     }
@@ -1121,8 +1353,26 @@ impl Room {
         }
     }
 
-    fn persist_room(&self) -> Result<(), crate::db::DbError> {
-        self.shared.db.save_room(&self.record(), now_ms())
+    async fn persist_room(&self) -> Result<(), crate::db::DbError> {
+        self.shared.db.save_room(self.record(), now_ms()).await
+    }
+
+    /// The pool's fairness key for work a connection asks for: its address.
+    fn key_of(&self, conn: ConnId) -> Key {
+        self.members
+            .get(&conn)
+            .map_or(Key::Room(self.id), |m| Key::Client(m.ip))
+    }
+}
+
+/// The pool refused or failed a job.
+fn busy(error: CpuError) -> Refusal {
+    match error {
+        CpuError::Busy => Refusal::new(
+            "rate_limited",
+            "the server is still working on your earlier requests; try again in a moment",
+        ),
+        CpuError::Failed => Refusal::new("internal", "the server failed to work this out"),
     }
 }
 

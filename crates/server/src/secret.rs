@@ -44,7 +44,13 @@ pub fn token_hash(token: &str) -> Vec<u8> {
 /// Room code letters: no 0/O, 1/I/L, so a code read aloud or copied by hand is
 /// not mistyped.
 pub const CODE_ALPHABET: &[u8] = b"ABCDEFGHJKMNPQRSTUVWXYZ23456789";
-pub const CODE_LENGTH: usize = 6;
+/// Letters of a new code: 31^10 ≈ 8.2 × 10^14 codes (49.5 bits), so that with
+/// joins by unknown codes rate-limited per address nobody can sweep them
+/// (docs/protocol.md works out the expected time to find one room).
+pub const CODE_LENGTH: usize = 10;
+/// Letters of the codes made before codes grew longer; they are still accepted
+/// so that old invite links keep working.
+pub const LEGACY_CODE_LENGTH: usize = 6;
 
 /// A random room code.
 pub fn new_room_code() -> Result<String, RandomError> {
@@ -65,7 +71,8 @@ pub fn new_room_code() -> Result<String, RandomError> {
 /// A code as typed by a person, upper-cased, if it can be a room code.
 pub fn normalize_code(code: &str) -> Option<String> {
     let code = code.trim().to_ascii_uppercase();
-    (code.len() == CODE_LENGTH && code.bytes().all(|b| CODE_ALPHABET.contains(&b))).then_some(code)
+    let length_ok = code.len() == CODE_LENGTH || code.len() == LEGACY_CODE_LENGTH;
+    (length_ok && code.bytes().all(|b| CODE_ALPHABET.contains(&b))).then_some(code)
 }
 
 /// A game seed. It never leaves the server: with it, a client could replay the
@@ -95,10 +102,17 @@ mod tests {
     fn room_codes_use_the_unambiguous_alphabet() {
         for _ in 0..50 {
             let code = new_room_code().unwrap();
+            assert_eq!(code.len(), CODE_LENGTH);
             assert_eq!(normalize_code(&code.to_lowercase()), Some(code.clone()));
             assert!(!code.contains(['0', 'O', '1', 'I', 'L']));
         }
         assert_eq!(normalize_code("ABC0EF"), None);
         assert_eq!(normalize_code("ABCDE"), None);
+        assert_eq!(
+            normalize_code("abcdef").as_deref(),
+            Some("ABCDEF"),
+            "an old code"
+        );
+        assert_eq!(normalize_code("ABCDEFGHJ"), None);
     }
 }

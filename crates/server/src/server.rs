@@ -3,42 +3,73 @@
 
 use std::collections::HashMap;
 use std::future::Future;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::State;
-use axum::http::{header, StatusCode, Uri};
+use axum::http::{header, Request, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use axum::serve::ListenerExt;
-use axum::Router;
-use tokio::net::TcpListener;
+use axum::{Extension, Router};
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
+use tower_service::Service;
 
+use crate::cpu::CpuPool;
 use crate::db::{Db, DbError};
-use crate::limits::Slot;
-use crate::protocol::MAX_MESSAGE_BYTES;
+use crate::limits::{AddressLimits, Addresses, Full, Slot};
+use crate::protocol::MAX_FRAME_BYTES;
 use crate::room::{Room, RoomMsg};
 use crate::{assets, connection};
 
-/// How the server behaves; tests shorten the bots' delay to zero.
+/// How the server behaves; tests shorten the bots' delay to zero. Every limit
+/// is documented in docs/protocol.md ("Limits and timeouts") with its flag.
 #[derive(Clone, Debug)]
 pub struct Config {
     /// How long a bot waits before it moves, so people can follow the game.
     pub bot_delay: Duration,
     /// How long a room with no connection and no running clock stays in memory.
     pub idle_room: Duration,
-    /// Open WebSocket connections at most; more are answered 503.
+    /// Open TCP connections at most, on the whole server and per client
+    /// address; more are answered 503 and closed.
     pub max_connections: usize,
+    pub max_per_address: usize,
     /// Frames one connection may send per second on average, and in a burst.
     /// Far above what a person's clicks need; a flood is refused.
     pub frames_per_second: f64,
     pub frame_burst: u32,
-    /// Rooms one connection may create per minute on average, and in a burst.
+    /// Frames dropped for flooding (net of a few forgiven each second) before
+    /// the connection is closed.
+    pub flood_close: u32,
+    /// Rooms one address may create per minute on average, and in a burst.
     pub rooms_per_minute: f64,
     pub room_burst: u32,
+    /// Joins by a code that names no room, per address: a burst, then this
+    /// many a minute (a sweep of codes is hopeless).
+    pub unknown_codes_per_minute: f64,
+    pub unknown_code_burst: u32,
+    /// An HTTP request (the WebSocket upgrade included) must arrive whole
+    /// within this time, and the first frame (`hello`) within `hello_timeout`.
+    pub request_timeout: Duration,
+    pub hello_timeout: Duration,
+    /// The server pings every connection this often; one that sends nothing
+    /// at all (not even the pong) for `idle_timeout` is closed.
+    pub ping_interval: Duration,
+    pub idle_timeout: Duration,
+    /// A frame the socket cannot take within this time ends the connection.
+    pub send_timeout: Duration,
+    /// Frames, and bytes, waiting for a slow reader before it is closed.
+    pub outbox_frames: usize,
+    pub outbox_bytes: usize,
+    /// Threads of the pool for CPU-heavy work, and how many jobs one client
+    /// (or one room) may have waiting there.
+    pub cpu_threads: usize,
+    pub cpu_jobs_per_client: usize,
 }
 
 impl Default for Config {
@@ -46,11 +77,24 @@ impl Default for Config {
         Config {
             bot_delay: Duration::from_millis(700),
             idle_room: Duration::from_secs(600),
-            max_connections: 4096,
+            max_connections: 16_384,
+            max_per_address: 64,
             frames_per_second: 50.0,
             frame_burst: 200,
+            flood_close: 500,
             rooms_per_minute: 10.0,
             room_burst: 10,
+            unknown_codes_per_minute: 10.0,
+            unknown_code_burst: 20,
+            request_timeout: Duration::from_secs(10),
+            hello_timeout: Duration::from_secs(10),
+            ping_interval: Duration::from_secs(20),
+            idle_timeout: Duration::from_secs(60),
+            send_timeout: Duration::from_secs(10),
+            outbox_frames: 256,
+            outbox_bytes: 1 << 20,
+            cpu_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
+            cpu_jobs_per_client: 4,
         }
     }
 }
@@ -71,15 +115,18 @@ const ROOM_INBOX: usize = 256;
 pub struct Shared {
     pub db: Db,
     pub config: Config,
-    /// The actor of every room in memory, by code.
-    rooms: Mutex<HashMap<String, mpsc::Sender<RoomMsg>>>,
+    /// The pool for CPU-heavy work.
+    pub cpu: CpuPool,
+    /// Connections and buckets per client address.
+    pub addresses: Arc<Addresses>,
+    /// The actor of every room in memory, by code. An async lock: it is held
+    /// while a stored room is loaded, so two joins cannot start two actors.
+    rooms: tokio::sync::Mutex<HashMap<String, mpsc::Sender<RoomMsg>>>,
     shutdown: watch::Receiver<bool>,
     /// Each task holds a clone while it runs; shutdown waits until all are gone.
     /// Taken (set to `None`) at shutdown so that the wait can end.
     alive: Mutex<Option<mpsc::Sender<()>>>,
     next_conn: AtomicU64,
-    /// Open WebSocket connections.
-    open: Arc<AtomicUsize>,
 }
 
 impl Shared {
@@ -96,16 +143,10 @@ impl Shared {
         self.next_conn.fetch_add(1, Ordering::Relaxed)
     }
 
-    fn rooms(&self) -> std::sync::MutexGuard<'_, HashMap<String, mpsc::Sender<RoomMsg>>> {
-        // The map stays consistent even if a holder panicked: every change is one
-        // insert or remove.
-        self.rooms.lock().unwrap_or_else(|p| p.into_inner())
-    }
-
     /// Starts the actor of a new room and registers it.
-    pub fn spawn_room(self: &Arc<Self>, code: String, room: Room) -> mpsc::Sender<RoomMsg> {
+    pub async fn spawn_room(self: &Arc<Self>, code: String, room: Room) -> mpsc::Sender<RoomMsg> {
         let (sender, inbox) = mpsc::channel(ROOM_INBOX);
-        self.rooms().insert(code, sender.clone());
+        self.rooms.lock().await.insert(code, sender.clone());
         self.start_actor(room, &sender, inbox);
         sender
     }
@@ -126,8 +167,8 @@ impl Shared {
     }
 
     /// Forgets an idle room's actor, if it is still the registered one.
-    pub fn retire_room(&self, code: &str, actor: &mpsc::WeakSender<RoomMsg>) {
-        let mut rooms = self.rooms();
+    pub async fn retire_room(&self, code: &str, actor: &mpsc::WeakSender<RoomMsg>) {
+        let mut rooms = self.rooms.lock().await;
         let registered = rooms
             .get(code)
             .is_some_and(|sender| actor.upgrade().is_some_and(|a| a.same_channel(sender)));
@@ -137,19 +178,21 @@ impl Shared {
     }
 
     /// The actor of a room: in memory, or brought back from the database.
-    pub fn room(self: &Arc<Self>, code: &str) -> Result<Option<mpsc::Sender<RoomMsg>>, DbError> {
-        // The lock is held while loading so that two connections asking for the
-        // same stored room at once cannot start two actors for it.
-        let mut rooms = self.rooms();
+    pub async fn room(
+        self: &Arc<Self>,
+        code: &str,
+    ) -> Result<Option<mpsc::Sender<RoomMsg>>, DbError> {
+        let mut rooms = self.rooms.lock().await;
         if let Some(sender) = rooms.get(code) {
             if !sender.is_closed() {
                 return Ok(Some(sender.clone()));
             }
         }
-        let Some((record, game)) = self.db.load_room(code)? else {
+        let Some((record, game)) = self.db.load_room(code.to_string()).await? else {
             return Ok(None);
         };
         let room = Room::restore(self.clone(), record, game)
+            .await
             .map_err(|e| DbError::Corrupt(e.to_string()))?;
         let (sender, inbox) = mpsc::channel(ROOM_INBOX);
         rooms.insert(code.to_string(), sender.clone());
@@ -167,6 +210,10 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// The client's address, as the accept loop saw it, for every request.
+#[derive(Clone, Copy, Debug)]
+pub struct ClientAddr(pub IpAddr);
+
 /// Serves Broadside on `listener` until `shutdown` completes: restores every
 /// unfinished game from `db`, then answers HTTP and WebSocket requests. Returns
 /// once every connection and room task has stopped.
@@ -178,34 +225,56 @@ pub async fn run(
 ) -> Result<(), ServerError> {
     let (stop, shutdown_signal) = watch::channel(false);
     let (alive, mut all_stopped) = mpsc::channel::<()>(1);
+    let addresses = Addresses::new(AddressLimits {
+        max_connections: config.max_connections,
+        max_per_address: config.max_per_address,
+        unknown_code_burst: config.unknown_code_burst,
+        unknown_codes_per_minute: config.unknown_codes_per_minute,
+        room_burst: config.room_burst,
+        rooms_per_minute: config.rooms_per_minute,
+    });
     let shared = Arc::new(Shared {
         db,
+        cpu: CpuPool::new(config.cpu_threads, config.cpu_jobs_per_client),
         config,
-        rooms: Mutex::new(HashMap::new()),
+        addresses,
+        rooms: tokio::sync::Mutex::new(HashMap::new()),
         shutdown: shutdown_signal,
         alive: Mutex::new(Some(alive)),
         next_conn: AtomicU64::new(1),
-        open: Arc::new(AtomicUsize::new(0)),
     });
-    restore_running(&shared)?;
+    restore_running(&shared).await?;
     let app = Router::new()
         .route("/ws", get(upgrade))
         .route("/", get(index))
         .route("/r/{code}", get(index))
         .fallback(get(static_file))
         .with_state(shared.clone());
-    // Frames are small and answer a person's click: send them at once rather
-    // than wait for Nagle's algorithm to batch them with an acknowledgement.
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            // Connections and rooms watch this; the HTTP server waits for them.
-            let _ = stop.send(true);
-        })
-        .await?;
+    let mut shutdown = std::pin::pin!(shutdown);
+    loop {
+        let (tcp, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    // Out of file descriptors or a connection reset before it
+                    // was accepted: wait a moment rather than spin.
+                    if !matches!(error.kind(), std::io::ErrorKind::ConnectionAborted | std::io::ErrorKind::ConnectionReset) {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                    }
+                    continue;
+                }
+            },
+            () = &mut shutdown => break,
+        };
+        match shared.addresses.admit(peer.ip()) {
+            Ok(slot) => serve_connection(&shared, &app, tcp, slot),
+            Err(full) => {
+                tokio::spawn(refuse_connection(tcp, full));
+            }
+        }
+    }
+    // Connections and rooms watch this.
+    let _ = stop.send(true);
     shared
         .alive
         .lock()
@@ -218,20 +287,129 @@ pub async fn run(
     Ok(())
 }
 
+/// A TCP connection that holds its place among the open connections (per
+/// address and on the server) until it is dropped — whether it stays HTTP or
+/// becomes a WebSocket.
+struct Counted {
+    tcp: TcpStream,
+    _slot: Slot,
+}
+
+impl tokio::io::AsyncRead for Counted {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.tcp).poll_read(cx, buf)
+    }
+}
+
+impl tokio::io::AsyncWrite for Counted {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.tcp).poll_write(cx, buf)
+    }
+
+    fn poll_flush(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.tcp).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::pin::Pin::new(&mut self.tcp).poll_shutdown(cx)
+    }
+
+    fn poll_write_vectored(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        bufs: &[std::io::IoSlice<'_>],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        std::pin::Pin::new(&mut self.tcp).poll_write_vectored(cx, bufs)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.tcp.is_write_vectored()
+    }
+}
+
+/// Serves HTTP on one accepted connection: the request must arrive whole within
+/// `request_timeout`, and the connection is kept for a WebSocket upgrade.
+fn serve_connection(shared: &Arc<Shared>, app: &Router, tcp: TcpStream, slot: Slot) {
+    // Frames are small and answer a person's click: send them at once rather
+    // than wait for Nagle's algorithm to batch them with an acknowledgement.
+    let _ = tcp.set_nodelay(true);
+    let addr = ClientAddr(slot.ip());
+    let io = TokioIo::new(Counted { tcp, _slot: slot });
+    let app = app.clone();
+    let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+        let mut request = request.map(axum::body::Body::new);
+        request.extensions_mut().insert(addr);
+        let mut app = app.clone();
+        async move { app.call(request).await }
+    });
+    let request_timeout = shared.config.request_timeout;
+    let mut shutdown = shared.shutdown_signal();
+    let alive = shared.alive_token();
+    tokio::spawn(async move {
+        let mut builder = hyper::server::conn::http1::Builder::new();
+        builder
+            .timer(TokioTimer::new())
+            .header_read_timeout(request_timeout);
+        let connection = builder.serve_connection(io, service).with_upgrades();
+        let mut connection = std::pin::pin!(connection);
+        tokio::select! {
+            _ = connection.as_mut() => {}
+            _ = shutdown.changed() => {
+                connection.as_mut().graceful_shutdown();
+                let _ = tokio::time::timeout(Duration::from_secs(5), connection).await;
+            }
+        }
+        drop(alive);
+    });
+}
+
+/// Answers a connection over a limit with 503 and closes it.
+async fn refuse_connection(mut tcp: TcpStream, full: Full) {
+    use tokio::io::AsyncWriteExt;
+    let body = match full {
+        Full::Server => "the server has too many connections; try again later\n",
+        Full::Address => "too many connections from your address; close some and try again\n",
+    };
+    let response = format!(
+        "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n\
+         content-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let _ = tokio::time::timeout(Duration::from_secs(2), async {
+        tcp.write_all(response.as_bytes()).await?;
+        tcp.shutdown().await
+    })
+    .await;
+}
+
 /// Brings back every room whose game runs, so its timers and bots go on even
 /// before anybody reconnects.
-fn restore_running(shared: &Arc<Shared>) -> Result<(), ServerError> {
-    for code in shared.db.running_rooms()? {
+async fn restore_running(shared: &Arc<Shared>) -> Result<(), ServerError> {
+    for code in shared.db.running_rooms().await? {
         // One unreadable room must not keep every other game from resuming.
-        if let Err(error) = shared.room(&code) {
+        if let Err(error) = shared.room(&code).await {
             eprintln!("broadside: room {code} could not be restored: {error}");
         }
     }
     Ok(())
 }
 
-/// Runs the server on a multi-threaded runtime until Ctrl-C (the binary's
-/// `broadside serve`).
+/// Runs the server on a multi-threaded runtime until Ctrl-C or SIGTERM (the
+/// binary's `broadside serve`).
 pub fn serve_until_ctrl_c(
     listener: std::net::TcpListener,
     db: Db,
@@ -244,32 +422,46 @@ pub fn serve_until_ctrl_c(
         listener.set_nonblocking(true)?;
         let listener = TcpListener::from_std(listener)?;
         run(listener, db, config, async {
-            // If the signal cannot be installed the server runs until killed.
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
+            let terminate = async {
+                match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                    Ok(mut signal) => {
+                        signal.recv().await;
+                    }
+                    Err(_) => std::future::pending::<()>().await,
+                }
+            };
+            // If the signals cannot be installed the server runs until killed.
+            tokio::select! {
+                result = tokio::signal::ctrl_c() => {
+                    if result.is_err() {
+                        std::future::pending::<()>().await;
+                    }
+                }
+                () = terminate => {}
             }
         })
         .await
     })
 }
 
-async fn upgrade(upgrade: WebSocketUpgrade, State(shared): State<Arc<Shared>>) -> Response {
-    // The slot is held by the connection's task, or freed if the upgrade fails.
-    let Some(slot) = Slot::acquire(&shared.open, shared.config.max_connections) else {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the server has too many connections; try again later",
-        )
-            .into_response();
-    };
+async fn upgrade(
+    upgrade: WebSocketUpgrade,
+    State(shared): State<Arc<Shared>>,
+    Extension(ClientAddr(ip)): Extension<ClientAddr>,
+) -> Response {
     upgrade
-        .max_message_size(MAX_MESSAGE_BYTES)
-        .max_frame_size(MAX_MESSAGE_BYTES)
-        .on_upgrade(move |socket| async move {
-            connection::run(socket, shared).await;
-            drop(slot);
-        })
+        // Frames over the protocol's limit close the connection (1009)
+        // before they are read whole; small buffers keep an idle connection
+        // cheap (the defaults are 128 KiB each way).
+        .max_message_size(MAX_FRAME_BYTES)
+        .max_frame_size(MAX_FRAME_BYTES)
+        .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(0)
+        .on_upgrade(move |socket| connection::run(socket, shared, ip))
 }
+
+/// Bytes read from a socket at a time.
+const READ_BUFFER: usize = 4096;
 
 /// Shown at `/` when the binary was built without a web client.
 const NO_CLIENT: &str = "<!doctype html><meta charset=utf-8><title>Broadside</title>\

@@ -20,7 +20,7 @@ async fn two_people_play_a_classic_game_to_the_end_through_a_code() {
     let code = ana
         .create(json!({"preset": "classic", "seats": 2, "options": untimed()}))
         .await;
-    assert_eq!(code.len(), 6);
+    assert_eq!(code.len(), 10);
 
     let mut bea = server.person("Bea").await;
     let room = bea.join(&code.to_lowercase(), "player").await;

@@ -79,10 +79,6 @@ async fn frames_before_hello_and_malformed_frames_are_refused() {
     client.send_binary(vec![1, 2, 3]).await;
     assert_eq!(client.expect_error().await, "bad_json");
 
-    let oversized = json!({"type": "chat", "text": "x".repeat(70 * 1024)}).to_string();
-    client.send_text(oversized).await;
-    let error = client.expect_any("error").await;
-    assert_eq!(error["code"], "too_large");
     // The connection is still fine after every refusal.
     client.send(json!({"type": "ping"})).await;
     client.expect("pong").await;
@@ -169,13 +165,6 @@ async fn illegal_commands_get_engine_codes_and_change_nothing() {
     assert_eq!(bea.expect_error().await, "not_your_turn");
     bea.send(json!({"type": "set_options", "seats": 3})).await;
     assert_eq!(bea.expect_error().await, "not_host");
-    // An oversized frame inside a game.
-    let ships: Vec<Value> = (0..3000)
-        .map(|_| json!({"type": "destroyer", "at": [0, 0], "rot": 0}))
-        .collect();
-    ana.command(json!({"cmd": "place", "ships": ships})).await;
-    assert_eq!(ana.expect_error().await, "too_large");
-
     // Nobody else heard of any of it, and the game is exactly as it was.
     assert!(ana.drain(QUIET).await.is_empty());
     assert!(bea.drain(QUIET).await.is_empty());

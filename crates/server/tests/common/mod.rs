@@ -108,6 +108,10 @@ impl Client {
             tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/ws"), None, true)
                 .await
                 .expect("the server accepts WebSocket connections");
+        Client::over(socket)
+    }
+
+    fn over(socket: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
         Client {
             socket,
             frames: Vec::new(),
@@ -115,6 +119,31 @@ impl Client {
             state: None,
             room: None,
         }
+    }
+
+    /// A client whose socket has a tiny receive buffer, so that once it stops
+    /// reading the server's sends block at once (a slow reader).
+    pub async fn connect_with_receive_buffer(addr: SocketAddr, bytes: u32) -> Client {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket
+            .set_recv_buffer_size(bytes)
+            .expect("the receive buffer can be set");
+        let stream = socket.connect(addr).await.expect("the server accepts");
+        let (socket, _) = tokio_tungstenite::client_async(
+            format!("ws://{addr}/ws"),
+            MaybeTlsStream::Plain(stream),
+        )
+        .await
+        .expect("the server accepts WebSocket connections");
+        Client::over(socket)
+    }
+
+    /// Sends a text frame; an error once the server has closed the connection.
+    pub async fn try_send_text(
+        &mut self,
+        text: String,
+    ) -> Result<(), tokio_tungstenite::tungstenite::Error> {
+        self.socket.send(Message::text(text)).await
     }
 
     pub async fn send(&mut self, frame: Value) {
@@ -163,6 +192,25 @@ impl Client {
                 }
                 Message::Close(_) => return None,
                 _ => continue,
+            }
+        }
+    }
+
+    /// Reads until the server closes the connection: the close frame's code and
+    /// reason, or `None` if it ended without one. Fails the test if the
+    /// connection is still open after `PATIENCE`.
+    pub async fn expect_close(&mut self) -> Option<(u16, String)> {
+        let deadline = tokio::time::Instant::now() + PATIENCE;
+        loop {
+            let next = tokio::time::timeout_at(deadline, self.socket.next())
+                .await
+                .expect("the server closes the connection in time");
+            match next {
+                None | Some(Err(_)) => return None,
+                Some(Ok(Message::Close(frame))) => {
+                    return frame.map(|f| (u16::from(f.code), f.reason.to_string()))
+                }
+                Some(Ok(_)) => continue,
             }
         }
     }
