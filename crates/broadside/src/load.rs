@@ -39,6 +39,8 @@ const RAMP_RATE: f64 = 500.0;
 /// How long after the planned ramp the measurement starts anyway when some
 /// games never got running.
 const RAMP_GRACE: Duration = Duration::from_secs(10);
+/// Open files the generator needs beside its connections.
+const FILES_BESIDE: u64 = 64;
 /// How long a failed game waits before it connects again.
 const RETRY: Duration = Duration::from_secs(1);
 /// The presets whose duel is played with single `fire` commands from the
@@ -697,12 +699,12 @@ async fn setup_and_play<'a>(
                     shared.timeouts.fetch_add(1, Ordering::Relaxed);
                     return Err(Stop::Failed);
                 }
-                for p in 0..players.len() {
-                    if players[p].next_at.is_none_or(|at| at > now) {
+                for (p, player) in players.iter_mut().enumerate() {
+                    if player.next_at.is_none_or(|at| at > now) {
                         continue;
                     }
-                    players[p].next_at = None;
-                    let Some(view) = &players[p].view else {
+                    player.next_at = None;
+                    let Some(view) = &player.view else {
                         continue;
                     };
                     let (frame, expect) = match view.phase.as_str() {
@@ -724,8 +726,8 @@ async fn setup_and_play<'a>(
                         _ => continue,
                     };
                     let sent = Instant::now();
-                    send(&mut players[p].ws, shared, frame).await?;
-                    players[p].pending = Some((expect, sent));
+                    send(&mut player.ws, shared, frame).await?;
+                    player.pending = Some((expect, sent));
                     if expect == Expect::Shot {
                         in_flight.push_back((p, sent));
                     }
@@ -735,8 +737,9 @@ async fn setup_and_play<'a>(
     }
 }
 
-/// Raises the limit of open files to its hard limit; returns the new limit.
-fn raise_file_limit() -> Option<u64> {
+/// Raises the limit of open files to its hard limit, and past it to `wanted`
+/// where the process may (root); returns the new limit.
+fn raise_file_limit(wanted: u64) -> Option<u64> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -745,6 +748,16 @@ fn raise_file_limit() -> Option<u64> {
     unsafe {
         if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
             return None;
+        }
+        let wanted = wanted as libc::rlim_t;
+        if limit.rlim_max < wanted {
+            let raised = libc::rlimit {
+                rlim_cur: wanted,
+                rlim_max: wanted,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
         }
         if limit.rlim_cur < limit.rlim_max {
             let raised = libc::rlimit {
@@ -756,6 +769,7 @@ fn raise_file_limit() -> Option<u64> {
             }
         }
     }
+    #[allow(clippy::unnecessary_cast)] // rlim_t is not u64 everywhere
     Some(limit.rlim_cur as u64)
 }
 
@@ -876,6 +890,17 @@ fn process_cpu_seconds(pid: u32) -> Option<f64> {
     (per_second > 0).then(|| ticks / per_second as f64)
 }
 
+/// Whether game `i` is person against person (else against a bot).
+fn person_vs_person(i: usize) -> bool {
+    i % 2 == 0
+}
+
+/// The connections of `games` games: two for person against person, one
+/// against a bot.
+fn connections_for(games: usize) -> usize {
+    games.div_ceil(2) * 2 + games / 2
+}
+
 fn round1(x: f64) -> f64 {
     (x * 10.0).round() / 10.0
 }
@@ -906,7 +931,7 @@ pub fn run(args: LoadArgs) -> Result<()> {
         .with_context(|| format!("resolving {}", args.addr))?
         .next()
         .ok_or_else(|| anyhow!("{} resolves to no address", args.addr))?;
-    let file_limit = raise_file_limit();
+    let file_limit = raise_file_limit(connections_for(args.games) as u64 + FILES_BESIDE);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -918,12 +943,9 @@ pub fn run(args: LoadArgs) -> Result<()> {
 
 async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Result<()> {
     let games = args.games;
-    let person_vs_person = |i: usize| i % 2 == 0;
-    let connections: usize = (0..games)
-        .map(|i| if person_vs_person(i) { 2 } else { 1 })
-        .sum();
+    let connections = connections_for(games);
     if let Some(limit) = file_limit {
-        if connections as u64 + 64 > limit {
+        if connections as u64 + FILES_BESIDE > limit {
             eprintln!(
                 "warning: {connections} connections need more open files than the limit of {limit}"
             );
@@ -1037,6 +1059,7 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
     let client_cpu = own_cpu_seconds()
         .zip(client_cpu_start)
         .map(|(end, start)| round1(end - start));
+    let client_rss = rss_mib(std::process::id());
     progress("done");
 
     let _ = stop_tx.send(true);
@@ -1076,6 +1099,7 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
         "server_rss_max_mib": rss_max,
         "server_cpu_seconds": server_cpu,
         "client_cpu_seconds": client_cpu,
+        "client_rss_mib": client_rss,
     });
     if args.json {
         println!("{report}");
@@ -1111,9 +1135,11 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
             ),
             None => println!("server process not found on this machine"),
         }
-        if let Some(cpu) = client_cpu {
-            println!("load generator CPU {cpu:.1} s");
-        }
+        println!(
+            "load generator: RSS {} MiB, CPU {} s",
+            client_rss.map_or("-".to_string(), |v| format!("{v:.1}")),
+            client_cpu.map_or("-".to_string(), |v| format!("{v:.1}"))
+        );
     }
     Ok(())
 }
@@ -1151,6 +1177,19 @@ mod tests {
         let expected: std::collections::BTreeSet<_> = [(1, 1, 1), (1, 1, 2)].into();
         assert_eq!(seen, expected);
         assert_eq!(pick_target(&view(0, &["OOO"]), &mut rng), None);
+    }
+
+    #[test]
+    fn games_alternate_between_two_connections_and_one() {
+        assert_eq!(connections_for(10), 15);
+        assert_eq!(connections_for(1), 2);
+        assert_eq!(connections_for(3), 5);
+        assert_eq!(
+            connections_for(7),
+            (0..7)
+                .map(|i| if person_vs_person(i) { 2 } else { 1 })
+                .sum::<usize>()
+        );
     }
 
     #[test]
