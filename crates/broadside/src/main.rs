@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod load;
 mod play;
 mod serve;
 
@@ -30,6 +31,20 @@ enum Commands {
     Bench(bench::BenchArgs),
     /// Runs one game driven by JSON lines on stdin (see REFEREE.md).
     Referee,
+    /// Loads a running server with many games played over WebSockets at a person's pace.
+    ///
+    /// Half the games are person against person (two connections), half person
+    /// against an easy bot (one connection); a finished game is followed by a
+    /// rematch. Connections are opened over the ramp, then the measured window
+    /// of --seconds starts once every game is running. Latency: person against
+    /// person, from the shooter's command to the state frame that reports the
+    /// shot on the opponent's connection; against a bot, to the shooter's own
+    /// state frame. Latencies are reported in milliseconds with one decimal
+    /// (p50, p99, max over the measured window). Errors (error frames, failed
+    /// connections or handshakes such as a 503, unexpected closes, answers
+    /// later than 10 s) are counted from the first connection on and never
+    /// stop the run; a failed game starts again on new connections.
+    Load(load::LoadArgs),
 }
 
 fn main() -> Result<()> {
@@ -44,6 +59,7 @@ fn main() -> Result<()> {
         Some(Commands::Serve(args)) => serve::run(args),
         Some(Commands::Play(args)) => play::run(args),
         Some(Commands::Bench(args)) => bench::run(args),
+        Some(Commands::Load(args)) => load::run(args),
         None => serve::run(serve::ServeArgs::default()),
     }
 }

@@ -1,0 +1,1269 @@
+//! `broadside load`: a load generator that plays many games at a person's pace
+//! against a running server over real WebSockets (docs/protocol.md).
+//!
+//! Half the games are person against person (two connections in one room),
+//! half person against an easy bot (one connection). One task drives each game
+//! and all of its connections; when a game ends its players ask for a rematch,
+//! so the number of running games stays constant. Every shot's latency goes
+//! into an HDR histogram: for person against person from the shooter's
+//! `command` frame to the `state` frame that reports the shot on the
+//! opponent's connection, for person against bot from the command to the
+//! shooter's own `state` answer.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::convert::Infallible;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, UdpSocket};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use anyhow::{anyhow, bail, Context, Result};
+use futures_util::{SinkExt, StreamExt};
+use hdrhistogram::Histogram;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::net::{TcpSocket, TcpStream};
+use tokio::sync::watch;
+use tokio::time::{sleep_until, timeout_at};
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::WebSocketStream;
+
+/// How long an answer may take before it counts as an error (and the game
+/// is started again from new connections).
+const PATIENCE: Duration = Duration::from_secs(10);
+/// Connections opened per second when `--ramp-seconds` is not given.
+const RAMP_RATE: f64 = 500.0;
+/// How long after the planned ramp the measurement starts anyway when some
+/// games never got running.
+const RAMP_GRACE: Duration = Duration::from_secs(10);
+/// Open files the generator needs beside its connections.
+const FILES_BESIDE: u64 = 64;
+/// How long a failed game waits before it connects again.
+const RETRY: Duration = Duration::from_secs(1);
+/// The presets whose duel is played with single `fire` commands from the
+/// placement on (no shop, no volleys, one board per seat).
+const PRESETS: &[&str] = &["classic", "hasbro", "italia"];
+
+#[derive(clap::Args, Debug)]
+pub struct LoadArgs {
+    /// The running server to load, as HOST:PORT.
+    #[arg(long)]
+    pub addr: String,
+    /// Games kept running at once: even-numbered ones person against person
+    /// (two connections), odd-numbered ones person against an easy bot (one).
+    #[arg(long)]
+    pub games: usize,
+    /// Length of the measured window in seconds; it starts once every game is
+    /// running.
+    #[arg(long)]
+    pub seconds: f64,
+    /// Milliseconds between two moves of one seat, drawn uniformly within ±50%.
+    #[arg(long, default_value_t = 2000)]
+    pub pace_ms: u64,
+    /// Seconds over which the connections are opened [default: about 500
+    /// connections a second].
+    #[arg(long)]
+    pub ramp_seconds: Option<f64>,
+    /// The preset of every room (classic, hasbro or italia).
+    #[arg(long, default_value = "classic")]
+    pub preset: String,
+    /// The server's process id, for its memory and CPU time [default: the
+    /// local process that listens on the port, if any].
+    #[arg(long)]
+    pub server_pid: Option<u32>,
+    /// Print one JSON object as the last line of stdout instead of a summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Counters shared by every game task and the reporter.
+struct Shared {
+    /// Whether the measured window is open (only then are shots recorded).
+    measuring: AtomicBool,
+    games_running: AtomicUsize,
+    connections: AtomicUsize,
+    /// Shots answered in the measured window (one latency sample each).
+    shots: AtomicU64,
+    /// Games played to the end in the measured window.
+    games_finished: AtomicU64,
+    error_frames: AtomicU64,
+    connect_errors: AtomicU64,
+    closed: AtomicU64,
+    timeouts: AtomicU64,
+    /// `error` frames by code.
+    error_codes: Mutex<BTreeMap<String, u64>>,
+    /// Latencies in microseconds.
+    latency: Mutex<Histogram<u64>>,
+    /// Connection attempts so far; picks the source address on loopback.
+    attempts: AtomicUsize,
+}
+
+impl Shared {
+    fn new() -> Result<Shared> {
+        Ok(Shared {
+            measuring: AtomicBool::new(false),
+            games_running: AtomicUsize::new(0),
+            connections: AtomicUsize::new(0),
+            shots: AtomicU64::new(0),
+            games_finished: AtomicU64::new(0),
+            error_frames: AtomicU64::new(0),
+            connect_errors: AtomicU64::new(0),
+            closed: AtomicU64::new(0),
+            timeouts: AtomicU64::new(0),
+            error_codes: Mutex::new(BTreeMap::new()),
+            latency: Mutex::new(
+                Histogram::new_with_bounds(1, 3_600_000_000, 3)
+                    .context("creating the latency histogram")?,
+            ),
+            attempts: AtomicUsize::new(0),
+        })
+    }
+
+    fn errors(&self) -> u64 {
+        self.error_frames.load(Ordering::Relaxed)
+            + self.connect_errors.load(Ordering::Relaxed)
+            + self.closed.load(Ordering::Relaxed)
+            + self.timeouts.load(Ordering::Relaxed)
+    }
+
+    fn error_frame(&self, code: &str) {
+        self.error_frames.fetch_add(1, Ordering::Relaxed);
+        let mut codes = self.error_codes.lock().unwrap_or_else(|e| e.into_inner());
+        *codes.entry(code.to_string()).or_insert(0) += 1;
+    }
+
+    fn sample(&self, latency: Duration) {
+        if !self.measuring.load(Ordering::Relaxed) {
+            return;
+        }
+        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+        self.latency
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .saturating_record(micros.max(1));
+        self.shots.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// p50, p99 and max in milliseconds, or `None` without samples.
+    fn quantiles(&self) -> Option<(f64, f64, f64)> {
+        let histogram = self.latency.lock().unwrap_or_else(|e| e.into_inner());
+        (!histogram.is_empty()).then(|| {
+            (
+                millis(histogram.value_at_quantile(0.5)),
+                millis(histogram.value_at_quantile(0.99)),
+                millis(histogram.max()),
+            )
+        })
+    }
+}
+
+/// Microseconds as milliseconds with one decimal.
+fn millis(micros: u64) -> f64 {
+    (micros as f64 / 100.0).round() / 10.0
+}
+
+/// Holds one unit of a gauge while alive.
+struct Gauge<'a>(&'a AtomicUsize);
+
+impl<'a> Gauge<'a> {
+    fn hold(counter: &'a AtomicUsize) -> Gauge<'a> {
+        counter.fetch_add(1, Ordering::Relaxed);
+        Gauge(counter)
+    }
+}
+
+impl Drop for Gauge<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// What every game task needs to know.
+struct Setup {
+    addr: SocketAddr,
+    url: String,
+    preset: String,
+    pace: Duration,
+    ws_config: WebSocketConfig,
+}
+
+/// Why a game stopped: the run is over, or something failed (already counted).
+enum Stop {
+    Over,
+    Failed,
+}
+
+type Ws = WebSocketStream<TcpStream>;
+
+/// The parts of a server frame the generator reads; the rest is skipped.
+#[derive(Deserialize)]
+struct Frame {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default)]
+    view: Option<View>,
+    #[serde(default)]
+    events: Vec<Event>,
+    #[serde(default)]
+    room: Option<Room>,
+    /// The code of an `error`.
+    #[serde(default)]
+    code: Option<String>,
+    /// The refused frame's type, on an `error`.
+    #[serde(default)]
+    request: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Room {
+    code: String,
+}
+
+#[derive(Deserialize)]
+struct View {
+    seat: Option<u64>,
+    phase: String,
+    to_move: Vec<u64>,
+    boards: Vec<Board>,
+}
+
+#[derive(Deserialize)]
+struct Board {
+    owner: Option<u64>,
+    rows: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Event {
+    event: String,
+    #[serde(default)]
+    seat: Option<u64>,
+    #[serde(default)]
+    shooter: Option<u64>,
+}
+
+impl View {
+    fn my_move(&self) -> bool {
+        self.seat.is_some_and(|seat| self.to_move.contains(&seat))
+    }
+}
+
+/// A random cell of an opponent's board that this view shows as not yet
+/// shot (`~`, R-12), as `(board, col, row)`.
+fn pick_target(view: &View, rng: &mut impl Rng) -> Option<(u64, usize, usize)> {
+    let mut chosen = None;
+    let mut seen = 0u32;
+    for board in &view.boards {
+        let Some(owner) = board.owner else { continue };
+        if Some(owner) == view.seat {
+            continue;
+        }
+        for (row, line) in board.rows.iter().enumerate() {
+            // Every R-12 character is ASCII: the byte index is the column.
+            for (col, _) in line.bytes().enumerate().filter(|&(_, c)| c == b'~') {
+                seen += 1;
+                if rng.random_range(0..seen) == 0 {
+                    chosen = Some((owner, col, row));
+                }
+            }
+        }
+    }
+    chosen
+}
+
+/// Whether these events report a move of `seat` of the kind `expect` waits for.
+fn answered(frame: &Frame, seat: Option<u64>, expect: Expect) -> bool {
+    match expect {
+        Expect::Ready => frame
+            .events
+            .iter()
+            .any(|e| e.event == "ready" && e.seat.is_some() && e.seat == seat),
+        Expect::Shot => reports_shot(frame, seat),
+        Expect::NewGame => frame.view.as_ref().is_some_and(|v| v.phase != "finished"),
+    }
+}
+
+fn reports_shot(frame: &Frame, shooter: Option<u64>) -> bool {
+    shooter.is_some()
+        && frame
+            .events
+            .iter()
+            .any(|e| e.event == "shot" && e.shooter == shooter)
+}
+
+/// What a player waits for after its own frame.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Expect {
+    Ready,
+    Shot,
+    NewGame,
+}
+
+/// One seat played by the generator: a connection and what it knows.
+struct Player<'a> {
+    ws: Ws,
+    _open: Gauge<'a>,
+    view: Option<View>,
+    /// The frame sent and not answered yet.
+    pending: Option<(Expect, Instant)>,
+    /// When this player acts next.
+    next_at: Option<Instant>,
+}
+
+impl Player<'_> {
+    fn seat(&self) -> Option<u64> {
+        self.view.as_ref().and_then(|v| v.seat)
+    }
+}
+
+/// Opens a WebSocket to the server; on loopback from a source address of its
+/// own (127.0.0.1 to 127.0.0.250 in turn), so that the ephemeral ports of one
+/// address are not exhausted.
+async fn open(setup: &Setup, shared: &Shared) -> Result<Ws> {
+    let attempt = shared.attempts.fetch_add(1, Ordering::Relaxed);
+    let stream = match setup.addr {
+        SocketAddr::V4(v4) if v4.ip().is_loopback() => {
+            let socket = TcpSocket::new_v4()?;
+            let source = Ipv4Addr::new(127, 0, 0, 1 + (attempt % 250) as u8);
+            socket.bind(SocketAddr::new(source.into(), 0))?;
+            socket.connect(setup.addr).await?
+        }
+        addr => TcpStream::connect(addr).await?,
+    };
+    stream.set_nodelay(true)?;
+    let (ws, _) = tokio_tungstenite::client_async_with_config(
+        setup.url.as_str(),
+        stream,
+        Some(setup.ws_config),
+    )
+    .await?;
+    Ok(ws)
+}
+
+/// Opens a connection within `PATIENCE`, counting a failure.
+async fn connect<'a>(
+    setup: &Setup,
+    shared: &'a Shared,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<Player<'a>, Stop> {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    tokio::select! {
+        result = timeout_at(deadline, open(setup, shared)) => match result {
+            Ok(Ok(ws)) => Ok(Player {
+                ws,
+                _open: Gauge::hold(&shared.connections),
+                view: None,
+                pending: None,
+                next_at: None,
+            }),
+            Ok(Err(_)) | Err(_) => {
+                shared.connect_errors.fetch_add(1, Ordering::Relaxed);
+                Err(Stop::Failed)
+            }
+        },
+        _ = stop.changed() => Err(Stop::Over),
+    }
+}
+
+async fn send(ws: &mut Ws, shared: &Shared, frame: serde_json::Value) -> Result<(), Stop> {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    match timeout_at(deadline, ws.send(Message::text(frame.to_string()))).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(_)) => {
+            shared.closed.fetch_add(1, Ordering::Relaxed);
+            Err(Stop::Failed)
+        }
+        Err(_) => {
+            shared.timeouts.fetch_add(1, Ordering::Relaxed);
+            Err(Stop::Failed)
+        }
+    }
+}
+
+/// Reads one frame from a received message: `Ok(None)` for frames that carry
+/// no text (pings and pongs), `Err` (counted) for a close or a broken frame.
+fn read(
+    message: Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
+    shared: &Shared,
+) -> Result<Option<Frame>, Stop> {
+    match message {
+        Some(Ok(Message::Text(text))) => match serde_json::from_str::<Frame>(text.as_str()) {
+            Ok(frame) => Ok(Some(frame)),
+            Err(_) => {
+                shared.error_frame("unreadable_frame");
+                Ok(None)
+            }
+        },
+        Some(Ok(Message::Close(_))) | Some(Err(_)) | None => {
+            shared.closed.fetch_add(1, Ordering::Relaxed);
+            Err(Stop::Failed)
+        }
+        Some(Ok(_)) => Ok(None),
+    }
+}
+
+/// Reads frames until one of type `kind` arrives. An `error` frame (counted)
+/// fails the setup.
+async fn expect(
+    ws: &mut Ws,
+    kind: &str,
+    shared: &Shared,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<Frame, Stop> {
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    loop {
+        let message = tokio::select! {
+            message = timeout_at(deadline, ws.next()) => message,
+            _ = stop.changed() => return Err(Stop::Over),
+        };
+        let Ok(message) = message else {
+            shared.timeouts.fetch_add(1, Ordering::Relaxed);
+            return Err(Stop::Failed);
+        };
+        let Some(frame) = read(message, shared)? else {
+            continue;
+        };
+        if frame.kind == kind {
+            return Ok(frame);
+        }
+        if frame.kind == "error" {
+            shared.error_frame(frame.code.as_deref().unwrap_or("error"));
+            return Err(Stop::Failed);
+        }
+    }
+}
+
+/// A delay of `pace` ± 50%, uniformly drawn.
+fn jitter(pace: Duration, rng: &mut impl Rng) -> Duration {
+    let micros = u64::try_from(pace.as_micros()).unwrap_or(u64::MAX);
+    Duration::from_micros(rng.random_range(micros / 2..=micros.saturating_mul(3) / 2))
+}
+
+/// One game task: plays until the run is over, starting again from new
+/// connections after a failure.
+async fn game_task(
+    shared: Arc<Shared>,
+    setup: Arc<Setup>,
+    index: usize,
+    person_vs_person: bool,
+    start_at: Instant,
+    seed: u64,
+    mut stop: watch::Receiver<bool>,
+) {
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    tokio::select! {
+        _ = sleep_until(start_at.into()) => {}
+        _ = stop.changed() => return,
+    }
+    loop {
+        if *stop.borrow() {
+            return;
+        }
+        let outcome = play(
+            &shared,
+            &setup,
+            index,
+            person_vs_person,
+            &mut rng,
+            &mut stop,
+        )
+        .await;
+        match outcome {
+            Stop::Over => return,
+            Stop::Failed => {
+                tokio::select! {
+                    _ = tokio::time::sleep(RETRY) => {}
+                    _ = stop.changed() => return,
+                }
+            }
+        }
+    }
+}
+
+/// What woke the game loop.
+enum Wake {
+    Message(
+        usize,
+        Option<Result<Message, tokio_tungstenite::tungstenite::Error>>,
+    ),
+    Timer,
+    Over,
+}
+
+/// Connects the players of one game, sets the room up and plays games in it
+/// (rematch after rematch) until the run is over or something fails.
+async fn play(
+    shared: &Shared,
+    setup: &Setup,
+    index: usize,
+    person_vs_person: bool,
+    rng: &mut Pcg64Mcg,
+    stop: &mut watch::Receiver<bool>,
+) -> Stop {
+    let mut players: Vec<Player> = Vec::with_capacity(2);
+    let result = setup_and_play(
+        shared,
+        setup,
+        index,
+        person_vs_person,
+        rng,
+        stop,
+        &mut players,
+    )
+    .await;
+    let reason = match result {
+        Ok(never) => match never {},
+        Err(reason) => reason,
+    };
+    if matches!(reason, Stop::Over) {
+        // Say goodbye properly; the server may be busy, so not for long.
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+        for player in &mut players {
+            let _ = timeout_at(deadline, player.ws.close(None)).await;
+        }
+    }
+    reason
+}
+
+async fn setup_and_play<'a>(
+    shared: &'a Shared,
+    setup: &Setup,
+    index: usize,
+    person_vs_person: bool,
+    rng: &mut Pcg64Mcg,
+    stop: &mut watch::Receiver<bool>,
+    players: &mut Vec<Player<'a>>,
+) -> Result<Infallible, Stop> {
+    let hello = |who: &str| json!({"type": "hello", "token": null, "nickname": format!("load {index}{who}"), "lang": "en"});
+    players.push(connect(setup, shared, stop).await?);
+    let host = &mut players[0].ws;
+    send(host, shared, hello("a")).await?;
+    expect(host, "welcome", shared, stop).await?;
+    let bots = if person_vs_person {
+        json!([])
+    } else {
+        json!([{"seat": 1, "level": "easy"}])
+    };
+    send(
+        host,
+        shared,
+        json!({"type": "create_room", "preset": setup.preset, "seats": 2, "bots": bots}),
+    )
+    .await?;
+    let room = expect(host, "room", shared, stop).await?;
+    let code = room.room.map(|r| r.code).ok_or_else(|| {
+        shared.error_frame("room_without_code");
+        Stop::Failed
+    })?;
+    if person_vs_person {
+        players.push(connect(setup, shared, stop).await?);
+        let guest = &mut players[1].ws;
+        send(guest, shared, hello("b")).await?;
+        expect(guest, "welcome", shared, stop).await?;
+        send(
+            guest,
+            shared,
+            json!({"type": "join_room", "code": code, "as": "player"}),
+        )
+        .await?;
+        expect(guest, "room", shared, stop).await?;
+    }
+    send(&mut players[0].ws, shared, json!({"type": "start"})).await?;
+
+    let mut running: Option<Gauge> = None;
+    // The shots whose report is awaited, for their latency: (shooter, sent),
+    // oldest first.
+    let mut in_flight: VecDeque<(usize, Instant)> = VecDeque::new();
+    let mut last_state = Instant::now();
+    loop {
+        let mut soonest: Option<Instant> = None;
+        let mut consider = |at: Instant| soonest = Some(soonest.map_or(at, |s| s.min(at)));
+        for player in players.iter() {
+            if let Some(at) = player.next_at {
+                consider(at);
+            }
+            if let Some((_, sent)) = player.pending {
+                consider(sent + PATIENCE);
+            }
+        }
+        if let Some(&(_, sent)) = in_flight.front() {
+            consider(sent + PATIENCE);
+        }
+        // A game where none of ours has anything to do waits for the server
+        // (the start, a bot): it stalls if no state comes in time.
+        let idle = soonest.is_none();
+        let deadline = soonest.unwrap_or(last_state + PATIENCE);
+        let wake = {
+            let (first, rest) = players.split_at_mut(1);
+            let second = rest.first_mut();
+            tokio::select! {
+                message = first[0].ws.next() => Wake::Message(0, message),
+                message = async {
+                    match second {
+                        Some(p) => p.ws.next().await,
+                        None => std::future::pending().await,
+                    }
+                } => Wake::Message(1, message),
+                _ = sleep_until(deadline.into()) => Wake::Timer,
+                _ = stop.changed() => Wake::Over,
+            }
+        };
+        match wake {
+            Wake::Over => return Err(Stop::Over),
+            Wake::Message(p, message) => {
+                let Some(frame) = read(message, shared)? else {
+                    continue;
+                };
+                match frame.kind.as_str() {
+                    "state" => {
+                        last_state = Instant::now();
+                        if running.is_none() {
+                            running = Some(Gauge::hold(&shared.games_running));
+                        }
+                        let Some(view) = &frame.view else { continue };
+                        let seat = view.seat;
+                        // The latency of the shot in flight ends on the
+                        // opponent's connection (person against person) or on
+                        // the shooter's own (against a bot).
+                        let watched = if person_vs_person { 1 - p } else { p };
+                        if let Some(i) = in_flight.iter().position(|&(s, _)| s == watched) {
+                            if reports_shot(&frame, players[watched].seat()) {
+                                let (_, sent) = in_flight.remove(i).expect("found above");
+                                shared.sample(sent.elapsed());
+                            }
+                        }
+                        let player = &mut players[p];
+                        if let Some((expect, _)) = player.pending {
+                            if answered(&frame, seat, expect) {
+                                player.pending = None;
+                            }
+                        }
+                        let finished = view.phase == "finished";
+                        let was_finished =
+                            player.view.as_ref().is_some_and(|v| v.phase == "finished");
+                        let my_move = view.my_move();
+                        player.view = frame.view;
+                        if finished {
+                            player.pending = None;
+                            player.next_at = None;
+                            if p == 0 && !was_finished {
+                                if shared.measuring.load(Ordering::Relaxed) {
+                                    shared.games_finished.fetch_add(1, Ordering::Relaxed);
+                                }
+                                // The host asks for a rematch, like a person would.
+                                player.next_at = Some(Instant::now() + jitter(setup.pace, rng));
+                            }
+                        } else if my_move && player.pending.is_none() && player.next_at.is_none() {
+                            let placement =
+                                player.view.as_ref().is_some_and(|v| v.phase == "placement");
+                            let delay = if placement {
+                                Duration::ZERO
+                            } else {
+                                jitter(setup.pace, rng)
+                            };
+                            player.next_at = Some(Instant::now() + delay);
+                        }
+                    }
+                    "error" => {
+                        shared.error_frame(frame.code.as_deref().unwrap_or("error"));
+                        let player = &mut players[p];
+                        if frame.request.as_deref() == Some("command") {
+                            // The move was refused: decide again from the view.
+                            if matches!(player.pending, Some((Expect::Shot, _))) {
+                                if let Some(i) = in_flight.iter().rposition(|&(s, _)| s == p) {
+                                    in_flight.remove(i);
+                                }
+                            }
+                            player.pending = None;
+                            if player.view.as_ref().is_some_and(View::my_move) {
+                                player.next_at = Some(Instant::now() + jitter(setup.pace, rng));
+                            }
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            Wake::Timer => {
+                let now = Instant::now();
+                let late = players
+                    .iter()
+                    .any(|p| p.pending.is_some_and(|(_, sent)| now >= sent + PATIENCE))
+                    || in_flight
+                        .front()
+                        .is_some_and(|&(_, sent)| now >= sent + PATIENCE)
+                    || (idle && now >= last_state + PATIENCE);
+                if late {
+                    shared.timeouts.fetch_add(1, Ordering::Relaxed);
+                    return Err(Stop::Failed);
+                }
+                for (p, player) in players.iter_mut().enumerate() {
+                    if player.next_at.is_none_or(|at| at > now) {
+                        continue;
+                    }
+                    player.next_at = None;
+                    let Some(view) = &player.view else {
+                        continue;
+                    };
+                    let (frame, expect) = match view.phase.as_str() {
+                        "finished" if p == 0 => (json!({"type": "rematch"}), Expect::NewGame),
+                        "placement" if view.my_move() => (
+                            json!({"type": "command", "command": {"cmd": "place_random"}}),
+                            Expect::Ready,
+                        ),
+                        "battle" if view.my_move() => {
+                            let Some((board, col, row)) = pick_target(view, rng) else {
+                                continue;
+                            };
+                            (
+                                json!({"type": "command", "command": {"cmd": "fire",
+                                    "target": {"board": board, "at": [col, row]}}}),
+                                Expect::Shot,
+                            )
+                        }
+                        _ => continue,
+                    };
+                    let sent = Instant::now();
+                    send(&mut player.ws, shared, frame).await?;
+                    player.pending = Some((expect, sent));
+                    if expect == Expect::Shot {
+                        in_flight.push_back((p, sent));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Raises the limit of open files to its hard limit, and past it to `wanted`
+/// where the process may (root); returns the new limit.
+fn raise_file_limit(wanted: u64) -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return None;
+        }
+        let wanted = wanted as libc::rlim_t;
+        if limit.rlim_max < wanted {
+            let raised = libc::rlimit {
+                rlim_cur: wanted,
+                rlim_max: wanted,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+    }
+    #[allow(clippy::unnecessary_cast)] // rlim_t is not u64 everywhere
+    Some(limit.rlim_cur as u64)
+}
+
+/// User plus system CPU time of this process, in seconds.
+fn own_cpu_seconds() -> Option<f64> {
+    // SAFETY: an all-zero rusage is a valid value, and getrusage fills it.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `usage` is a valid, writable rusage.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return None;
+    }
+    let seconds = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Some(seconds(usage.ru_utime) + seconds(usage.ru_stime))
+}
+
+/// The address of a `/proc/net/tcp{,6}` line (hex words in the kernel's byte
+/// order), with its port.
+fn parse_proc_addr(field: &str) -> Option<SocketAddr> {
+    let (ip, port) = field.split_once(':')?;
+    let port = u16::from_str_radix(port, 16).ok()?;
+    let ip: IpAddr = match ip.len() {
+        8 => Ipv4Addr::from(u32::from_str_radix(ip, 16).ok()?.to_ne_bytes()).into(),
+        32 => {
+            let mut bytes = [0u8; 16];
+            for (i, chunk) in bytes.chunks_mut(4).enumerate() {
+                let word = u32::from_str_radix(&ip[i * 8..i * 8 + 8], 16).ok()?;
+                chunk.copy_from_slice(&word.to_ne_bytes());
+            }
+            Ipv6Addr::from(bytes).into()
+        }
+        _ => return None,
+    };
+    Some(SocketAddr::new(ip, port))
+}
+
+/// The inodes of the listening sockets in a `/proc/net/tcp{,6}` table that
+/// accept connections to `target`.
+fn listening_inodes(table: &str, target: SocketAddr) -> Vec<u64> {
+    let local = is_local(target.ip());
+    table
+        .lines()
+        .skip(1)
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            if fields.len() < 10 || fields[3] != "0A" {
+                return None;
+            }
+            let addr = parse_proc_addr(fields[1])?;
+            let ip = match addr.ip() {
+                IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
+                ip => ip,
+            };
+            let matches = addr.port() == target.port()
+                && (ip == target.ip() || (ip.is_unspecified() && local));
+            matches.then(|| fields[9].parse().ok()).flatten()
+        })
+        .collect()
+}
+
+/// Whether `ip` is an address of this machine (one can bind to it).
+fn is_local(ip: IpAddr) -> bool {
+    ip.is_loopback() || UdpSocket::bind(SocketAddr::new(ip, 0)).is_ok()
+}
+
+/// The local process that listens for connections to `target`, if any.
+fn find_listener(target: SocketAddr) -> Option<u32> {
+    let mut wanted = Vec::new();
+    for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+        if let Ok(text) = std::fs::read_to_string(table) {
+            wanted.extend(listening_inodes(&text, target));
+        }
+    }
+    wanted.retain(|&inode| inode != 0);
+    if wanted.is_empty() {
+        return None;
+    }
+    let links: Vec<String> = wanted.iter().map(|i| format!("socket:[{i}]")).collect();
+    for entry in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|s| s.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            if let Ok(link) = std::fs::read_link(fd.path()) {
+                if links.iter().any(|l| link.as_os_str() == l.as_str()) {
+                    return Some(pid);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The resident memory of a process in MiB.
+fn rss_mib(pid: u32) -> Option<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some((kib / 1024.0 * 10.0).round() / 10.0)
+}
+
+/// User plus system CPU time of a process, in seconds.
+fn process_cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command name (which may hold spaces) start at the
+    // state, field 3; utime and stime are fields 14 and 15.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (per_second > 0).then(|| ticks / per_second as f64)
+}
+
+/// Whether game `i` is person against person (else against a bot).
+fn person_vs_person(i: usize) -> bool {
+    i % 2 == 0
+}
+
+/// The connections of `games` games: two for person against person, one
+/// against a bot.
+fn connections_for(games: usize) -> usize {
+    games.div_ceil(2) * 2 + games / 2
+}
+
+fn round1(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+pub fn run(args: LoadArgs) -> Result<()> {
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    if !(args.seconds > 0.0 && args.seconds.is_finite()) {
+        bail!("--seconds must be a positive number");
+    }
+    if args.pace_ms == 0 {
+        bail!("--pace-ms must be at least 1");
+    }
+    if let Some(ramp) = args.ramp_seconds {
+        if !(ramp >= 0.0 && ramp.is_finite()) {
+            bail!("--ramp-seconds must be 0 or more");
+        }
+    }
+    if !PRESETS.contains(&args.preset.as_str()) {
+        bail!(
+            "--preset {} is not supported by the load generator (one of {})",
+            args.preset,
+            PRESETS.join(", ")
+        );
+    }
+    let addr = std::net::ToSocketAddrs::to_socket_addrs(&args.addr)
+        .with_context(|| format!("resolving {}", args.addr))?
+        .next()
+        .ok_or_else(|| anyhow!("{} resolves to no address", args.addr))?;
+    let file_limit = raise_file_limit(connections_for(args.games) as u64 + FILES_BESIDE);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    let result = runtime.block_on(drive(args, addr, file_limit));
+    runtime.shutdown_timeout(Duration::from_secs(2));
+    result
+}
+
+async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Result<()> {
+    let games = args.games;
+    let connections = connections_for(games);
+    if let Some(limit) = file_limit {
+        if connections as u64 + FILES_BESIDE > limit {
+            eprintln!(
+                "warning: {connections} connections need more open files than the limit of {limit}"
+            );
+        }
+    }
+    let ramp = Duration::from_secs_f64(args.ramp_seconds.unwrap_or(connections as f64 / RAMP_RATE));
+    let setup = Arc::new(Setup {
+        addr,
+        url: format!("ws://{addr}/ws"),
+        preset: args.preset.clone(),
+        pace: Duration::from_millis(args.pace_ms),
+        ws_config: WebSocketConfig::default()
+            .read_buffer_size(8 * 1024)
+            .write_buffer_size(8 * 1024)
+            .max_message_size(Some(1 << 20))
+            .max_frame_size(Some(1 << 20)),
+    });
+    let shared = Arc::new(Shared::new()?);
+    let server_pid = args.server_pid.or_else(|| find_listener(addr));
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let base_seed = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as u64)
+        .unwrap_or(0);
+
+    let started = Instant::now();
+    let mut tasks = Vec::with_capacity(games);
+    let mut opened_before = 0usize;
+    for i in 0..games {
+        let at = started + ramp.mul_f64(opened_before as f64 / connections as f64);
+        opened_before += if person_vs_person(i) { 2 } else { 1 };
+        tasks.push(tokio::spawn(game_task(
+            Arc::clone(&shared),
+            Arc::clone(&setup),
+            i,
+            person_vs_person(i),
+            at,
+            base_seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
+            stop_rx.clone(),
+        )));
+    }
+    drop(stop_rx);
+
+    let progress = |phase: &str| {
+        let p99 = shared
+            .quantiles()
+            .map_or("-".to_string(), |(_, p99, _)| format!("{p99:.1} ms"));
+        eprintln!(
+            "[{:7.1}s] {phase:7}  games {}/{games}  connections {}  shots {}  errors {}  p99 {p99}",
+            started.elapsed().as_secs_f64(),
+            shared.games_running.load(Ordering::Relaxed),
+            shared.connections.load(Ordering::Relaxed),
+            shared.shots.load(Ordering::Relaxed),
+            shared.errors(),
+        );
+    };
+
+    // The ramp: until every game runs (or the grace after the plan is over).
+    let give_up = started + ramp + RAMP_GRACE;
+    let mut tick = started + Duration::from_secs(1);
+    loop {
+        if shared.games_running.load(Ordering::Relaxed) >= games {
+            break;
+        }
+        let now = Instant::now();
+        if now >= give_up {
+            eprintln!(
+                "warning: only {} of {games} games running {:.1} s after the start; measuring anyway",
+                shared.games_running.load(Ordering::Relaxed),
+                now.duration_since(started).as_secs_f64()
+            );
+            break;
+        }
+        if now >= tick {
+            progress("ramp");
+            tick += Duration::from_secs(1);
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let window_start = Instant::now();
+    let ramp_seconds = window_start.duration_since(started).as_secs_f64();
+    shared.measuring.store(true, Ordering::Relaxed);
+    let server_cpu_start = server_pid.and_then(process_cpu_seconds);
+    let client_cpu_start = own_cpu_seconds();
+    let window_end = window_start + Duration::from_secs_f64(args.seconds);
+    let mut rss_max = server_pid.and_then(rss_mib);
+    let mut tick = window_start + Duration::from_secs(1);
+    while tick < window_end {
+        sleep_until(tick.into()).await;
+        if let Some(rss) = server_pid.and_then(rss_mib) {
+            rss_max = Some(rss_max.map_or(rss, |max: f64| max.max(rss)));
+        }
+        progress("measure");
+        tick += Duration::from_secs(1);
+    }
+    sleep_until(window_end.into()).await;
+    shared.measuring.store(false, Ordering::Relaxed);
+    let seconds = window_start.elapsed().as_secs_f64();
+    let games_running = shared.games_running.load(Ordering::Relaxed);
+    let connections_open = shared.connections.load(Ordering::Relaxed);
+    let shots = shared.shots.load(Ordering::Relaxed);
+    let quantiles = shared.quantiles();
+    let server_rss = server_pid.and_then(rss_mib);
+    if let Some(rss) = server_rss {
+        rss_max = Some(rss_max.map_or(rss, |max: f64| max.max(rss)));
+    }
+    let server_cpu = server_pid
+        .and_then(process_cpu_seconds)
+        .zip(server_cpu_start)
+        .map(|(end, start)| round1(end - start));
+    let client_cpu = own_cpu_seconds()
+        .zip(client_cpu_start)
+        .map(|(end, start)| round1(end - start));
+    let client_rss = rss_mib(std::process::id());
+    progress("done");
+
+    let _ = stop_tx.send(true);
+    let wind_down = tokio::time::Instant::now() + Duration::from_secs(5);
+    for task in tasks {
+        let _ = timeout_at(wind_down, task).await;
+    }
+
+    let errors = shared.errors();
+    let error_codes = shared
+        .error_codes
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    let shots_per_second = round1(shots as f64 / seconds);
+    let report = json!({
+        "games": games_running,
+        "games_requested": games,
+        "connections": connections_open,
+        "shots": shots,
+        "errors": errors,
+        "error_frames": shared.error_frames.load(Ordering::Relaxed),
+        "connect_errors": shared.connect_errors.load(Ordering::Relaxed),
+        "closed": shared.closed.load(Ordering::Relaxed),
+        "timeouts": shared.timeouts.load(Ordering::Relaxed),
+        "error_codes": error_codes,
+        "p50_ms": quantiles.map(|q| q.0),
+        "p99_ms": quantiles.map(|q| q.1),
+        "max_ms": quantiles.map(|q| q.2),
+        "shots_per_second": shots_per_second,
+        "games_finished": shared.games_finished.load(Ordering::Relaxed),
+        "ramp_seconds": (ramp_seconds * 100.0).round() / 100.0,
+        "seconds": round1(seconds),
+        "pace_ms": args.pace_ms,
+        "server_pid": server_pid,
+        "server_rss_mib": server_rss,
+        "server_rss_max_mib": rss_max,
+        "server_cpu_seconds": server_cpu,
+        "client_cpu_seconds": client_cpu,
+        "client_rss_mib": client_rss,
+    });
+    if args.json {
+        println!("{report}");
+    } else {
+        let ms = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.1} ms"));
+        println!(
+            "{games_running} of {games} games running over {connections_open} connections \
+             (ramp {ramp_seconds:.2} s), measured for {seconds:.1} s"
+        );
+        println!(
+            "shots {shots} ({shots_per_second:.1}/s), games finished {}",
+            shared.games_finished.load(Ordering::Relaxed)
+        );
+        println!(
+            "latency p50 {}  p99 {}  max {}",
+            ms(quantiles.map(|q| q.0)),
+            ms(quantiles.map(|q| q.1)),
+            ms(quantiles.map(|q| q.2))
+        );
+        println!(
+            "errors {errors} (error frames {}, failed connections {}, closed {}, timeouts {})",
+            shared.error_frames.load(Ordering::Relaxed),
+            shared.connect_errors.load(Ordering::Relaxed),
+            shared.closed.load(Ordering::Relaxed),
+            shared.timeouts.load(Ordering::Relaxed)
+        );
+        match server_pid {
+            Some(pid) => println!(
+                "server (pid {pid}): RSS {} MiB at the end, {} MiB at most; CPU {} s",
+                server_rss.map_or("-".to_string(), |v| format!("{v:.1}")),
+                rss_max.map_or("-".to_string(), |v| format!("{v:.1}")),
+                server_cpu.map_or("-".to_string(), |v| format!("{v:.1}"))
+            ),
+            None => println!("server process not found on this machine"),
+        }
+        println!(
+            "load generator: RSS {} MiB, CPU {} s",
+            client_rss.map_or("-".to_string(), |v| format!("{v:.1}")),
+            client_cpu.map_or("-".to_string(), |v| format!("{v:.1}"))
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(seat: u64, rows: &[&str]) -> View {
+        View {
+            seat: Some(seat),
+            phase: "battle".to_string(),
+            to_move: vec![seat],
+            boards: vec![
+                Board {
+                    owner: Some(0),
+                    rows: vec!["~~~".to_string(); 3],
+                },
+                Board {
+                    owner: Some(1),
+                    rows: rows.iter().map(|r| r.to_string()).collect(),
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn targets_are_unshot_cells_of_the_opponent() {
+        let mut rng = Pcg64Mcg::seed_from_u64(3);
+        let battle = view(0, &["OX#", "O~O", ".~*"]);
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..200 {
+            seen.insert(pick_target(&battle, &mut rng).expect("two cells are left"));
+        }
+        let expected: std::collections::BTreeSet<_> = [(1, 1, 1), (1, 1, 2)].into();
+        assert_eq!(seen, expected);
+        assert_eq!(pick_target(&view(0, &["OOO"]), &mut rng), None);
+    }
+
+    #[test]
+    fn games_alternate_between_two_connections_and_one() {
+        assert_eq!(connections_for(10), 15);
+        assert_eq!(connections_for(1), 2);
+        assert_eq!(connections_for(3), 5);
+        assert_eq!(
+            connections_for(7),
+            (0..7)
+                .map(|i| if person_vs_person(i) { 2 } else { 1 })
+                .sum::<usize>()
+        );
+    }
+
+    #[test]
+    fn jitter_stays_within_half_the_pace() {
+        let mut rng = Pcg64Mcg::seed_from_u64(1);
+        let pace = Duration::from_millis(2000);
+        for _ in 0..1000 {
+            let d = jitter(pace, &mut rng);
+            assert!(d >= Duration::from_millis(1000) && d <= Duration::from_millis(3000));
+        }
+    }
+
+    #[test]
+    fn proc_net_tcp_addresses_are_read_in_kernel_order() {
+        assert_eq!(
+            parse_proc_addr("0100007F:1F90"),
+            Some("127.0.0.1:8080".parse().unwrap())
+        );
+        assert_eq!(
+            parse_proc_addr("00000000000000000000000001000000:0050"),
+            Some("[::1]:80".parse().unwrap())
+        );
+        let table = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n\
+           0: 0100007F:1F90 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4242 1 0 100 0 0 10 0\n\
+           1: 0100007F:1F90 0100007F:C000 01 00000000:00000000 00:00000000 00000000     0        0 4343 1 0 100 0 0 10 0\n\
+           2: 00000000:1F91 00000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 4444 1 0 100 0 0 10 0\n";
+        assert_eq!(
+            listening_inodes(table, "127.0.0.1:8080".parse().unwrap()),
+            vec![4242]
+        );
+        assert_eq!(
+            listening_inodes(table, "127.0.0.1:8081".parse().unwrap()),
+            vec![4444]
+        );
+    }
+
+    #[tokio::test]
+    async fn a_503_on_upgrade_counts_as_a_failed_connection() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("loopback binds");
+        let addr = listener.local_addr().expect("bound");
+        let server = std::thread::spawn(move || {
+            use std::io::{Read, Write};
+            let (mut stream, _) = listener.accept().expect("the generator connects");
+            let mut request = [0u8; 4096];
+            let _ = stream.read(&mut request);
+            stream
+                .write_all(b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\n\r\n")
+                .expect("the answer is written");
+        });
+        let setup = Setup {
+            addr,
+            url: format!("ws://{addr}/ws"),
+            preset: "classic".to_string(),
+            pace: Duration::from_millis(100),
+            ws_config: WebSocketConfig::default(),
+        };
+        let shared = Shared::new().expect("a histogram");
+        let (_stop_tx, mut stop) = watch::channel(false);
+        assert!(matches!(
+            connect(&setup, &shared, &mut stop).await,
+            Err(Stop::Failed)
+        ));
+        assert_eq!(shared.connect_errors.load(Ordering::Relaxed), 1);
+        assert_eq!(shared.errors(), 1);
+        assert_eq!(shared.connections.load(Ordering::Relaxed), 0);
+        server.join().expect("the fake server ends");
+    }
+
+    #[test]
+    fn the_listener_of_a_port_is_found() {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("loopback binds");
+        let addr = listener.local_addr().expect("bound");
+        assert_eq!(find_listener(addr), Some(std::process::id()));
+        assert!(rss_mib(std::process::id()).is_some_and(|rss| rss > 0.0));
+        assert!(process_cpu_seconds(std::process::id()).is_some());
+    }
+}
