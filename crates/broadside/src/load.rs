@@ -52,10 +52,14 @@ pub struct LoadArgs {
     /// The running server to load, as HOST:PORT.
     #[arg(long)]
     pub addr: String,
-    /// Games kept running at once: even-numbered ones person against person
-    /// (two connections), odd-numbered ones person against an easy bot (one).
+    /// Games kept running at once: person against person (two connections)
+    /// or person against an easy bot (one), mixed by --bot-percent.
     #[arg(long)]
     pub games: usize,
+    /// Percentage of the games played against a bot, spread evenly (50: every
+    /// second game; 0: every game person against person).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u8).range(0..=100))]
+    pub bot_percent: u8,
     /// Length of the measured window in seconds; it starts once every game is
     /// running.
     #[arg(long)]
@@ -739,7 +743,7 @@ async fn setup_and_play<'a>(
 
 /// Raises the limit of open files to its hard limit, and past it to `wanted`
 /// where the process may (root); returns the new limit.
-fn raise_file_limit(wanted: u64) -> Option<u64> {
+pub(crate) fn raise_file_limit(wanted: u64) -> Option<u64> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
@@ -890,15 +894,25 @@ fn process_cpu_seconds(pid: u32) -> Option<f64> {
     (per_second > 0).then(|| ticks / per_second as f64)
 }
 
-/// Whether game `i` is person against person (else against a bot).
-fn person_vs_person(i: usize) -> bool {
-    i % 2 == 0
+/// Whether game `i` is person against person (else against a bot), when
+/// `bot_percent` of the games are against a bot, spread evenly.
+fn person_vs_person(i: usize, bot_percent: u8) -> bool {
+    let share = |n: usize| n * usize::from(bot_percent) / 100;
+    share(i + 1) == share(i)
 }
 
 /// The connections of `games` games: two for person against person, one
 /// against a bot.
-fn connections_for(games: usize) -> usize {
-    games.div_ceil(2) * 2 + games / 2
+fn connections_for(games: usize, bot_percent: u8) -> usize {
+    (0..games)
+        .map(|i| {
+            if person_vs_person(i, bot_percent) {
+                2
+            } else {
+                1
+            }
+        })
+        .sum()
 }
 
 fn round1(x: f64) -> f64 {
@@ -931,7 +945,8 @@ pub fn run(args: LoadArgs) -> Result<()> {
         .with_context(|| format!("resolving {}", args.addr))?
         .next()
         .ok_or_else(|| anyhow!("{} resolves to no address", args.addr))?;
-    let file_limit = raise_file_limit(connections_for(args.games) as u64 + FILES_BESIDE);
+    let file_limit =
+        raise_file_limit(connections_for(args.games, args.bot_percent) as u64 + FILES_BESIDE);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -943,7 +958,7 @@ pub fn run(args: LoadArgs) -> Result<()> {
 
 async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Result<()> {
     let games = args.games;
-    let connections = connections_for(games);
+    let connections = connections_for(games, args.bot_percent);
     if let Some(limit) = file_limit {
         if connections as u64 + FILES_BESIDE > limit {
             eprintln!(
@@ -976,12 +991,16 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
     let mut opened_before = 0usize;
     for i in 0..games {
         let at = started + ramp.mul_f64(opened_before as f64 / connections as f64);
-        opened_before += if person_vs_person(i) { 2 } else { 1 };
+        opened_before += if person_vs_person(i, args.bot_percent) {
+            2
+        } else {
+            1
+        };
         tasks.push(tokio::spawn(game_task(
             Arc::clone(&shared),
             Arc::clone(&setup),
             i,
-            person_vs_person(i),
+            person_vs_person(i, args.bot_percent),
             at,
             base_seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15),
             stop_rx.clone(),
@@ -1181,15 +1200,13 @@ mod tests {
 
     #[test]
     fn games_alternate_between_two_connections_and_one() {
-        assert_eq!(connections_for(10), 15);
-        assert_eq!(connections_for(1), 2);
-        assert_eq!(connections_for(3), 5);
-        assert_eq!(
-            connections_for(7),
-            (0..7)
-                .map(|i| if person_vs_person(i) { 2 } else { 1 })
-                .sum::<usize>()
-        );
+        assert_eq!(connections_for(10, 50), 15);
+        assert_eq!(connections_for(1, 50), 2);
+        assert_eq!(connections_for(3, 50), 5);
+        assert!((0..7).all(|i| person_vs_person(i, 50) == (i % 2 == 0)));
+        assert_eq!(connections_for(10, 0), 20, "all person against person");
+        assert_eq!(connections_for(10, 100), 10, "all against a bot");
+        assert_eq!(connections_for(100, 25), 175);
     }
 
     #[test]

@@ -172,6 +172,16 @@ pub fn run(args: ServeArgs) -> Result<()> {
         bot_delay: Duration::from_millis(args.bot_delay_ms),
         ..Config::default()
     });
+    // Every connection is a file; the database, the listener and the pool need
+    // a few more.
+    let wanted = config.max_connections as u64 + 256;
+    match crate::load::raise_file_limit(wanted) {
+        Some(limit) if limit < wanted => eprintln!(
+            "broadside: warning: open files are limited to {limit}, below the {} connections allowed",
+            config.max_connections
+        ),
+        _ => {}
+    }
     broadside_server::serve_until_ctrl_c(listener, db, config).context("serving")?;
     Ok(())
 }

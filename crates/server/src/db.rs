@@ -37,7 +37,8 @@ pub enum DbError {
 }
 
 /// The migrations, in order; `PRAGMA user_version` counts those applied.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE players (
     id          INTEGER PRIMARY KEY,
     token_hash  BLOB NOT NULL UNIQUE,
@@ -91,12 +92,20 @@ CREATE TABLE chat (
     at_ms       INTEGER NOT NULL
 );
 CREATE INDEX chat_by_room ON chat(room_code, id);
-"#];
+"#,
+    // The timer's deadline travels with each command, so that a command is one
+    // row written (the room's summary only changes with the phase or the turn).
+    r#"
+ALTER TABLE commands ADD COLUMN deadline_ms INTEGER;
+"#,
+];
 
 /// Jobs that may wait for the writer before callers wait to hand in more.
 const QUEUE: usize = 8192;
 /// Jobs committed together at most.
-const MAX_BATCH: usize = 512;
+const MAX_BATCH: usize = 2048;
+/// How long the writer waits for more jobs when it is busy.
+const GATHER: std::time::Duration = std::time::Duration::from_millis(2);
 
 /// What the writer answers once the batch's commit is known (`None`: committed).
 type Finish = Box<dyn FnOnce(Option<&str>) + Send>;
@@ -177,6 +186,8 @@ pub struct CommandRecord {
     pub phase: &'static str,
     pub to_move: String,
     pub finished: bool,
+    /// Whether the room's summary (phase, seats to move) changed.
+    pub summary_changed: bool,
 }
 
 /// One line of `my_games`.
@@ -214,6 +225,9 @@ impl Db {
         // (the case a restart must handle) and costs no fsync per commit.
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // Rooms touch pages all over the tables: keep them in SQLite's own
+        // cache rather than read them back from the system for every write.
+        conn.pragma_update(None, "cache_size", -65536)?;
         Db::start(conn)
     }
 
@@ -224,6 +238,7 @@ impl Db {
 
     fn start(mut conn: Connection) -> Result<Db, DbError> {
         conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.set_prepared_statement_cache_capacity(64);
         conn.busy_timeout(std::time::Duration::from_secs(5))?;
         migrate(&mut conn)?;
         let (jobs, queue) = mpsc::channel(QUEUE);
@@ -296,7 +311,8 @@ impl Db {
         now_ms: i64,
     ) -> Result<i64, DbError> {
         self.call(move |conn| {
-            conn.execute(
+            exec(
+                conn,
                 "INSERT INTO players (token_hash, nickname, created_ms) VALUES (?1, ?2, ?3)",
                 params![hash, nickname, now_ms],
             )?;
@@ -307,7 +323,8 @@ impl Db {
 
     pub async fn set_nickname(&self, player_id: i64, nickname: String) -> Result<(), DbError> {
         self.call(move |conn| {
-            conn.execute(
+            exec(
+                conn,
                 "UPDATE players SET nickname = ?2 WHERE id = ?1",
                 params![player_id, nickname],
             )?;
@@ -319,7 +336,8 @@ impl Db {
     /// Stores a new room; `false` (and nothing written) if its code is taken.
     pub async fn create_room(&self, room: RoomRecord, now_ms: i64) -> Result<bool, DbError> {
         self.call(move |conn| {
-            let inserted = conn.execute(
+            let inserted = exec(
+                conn,
                 "INSERT INTO rooms (code, setup, host, game_number, phase, to_move, created_ms, updated_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) ON CONFLICT(code) DO NOTHING",
                 params![room.code, room.setup, room.host as i64, room.game_number, room.phase, room.to_move, now_ms],
@@ -336,7 +354,8 @@ impl Db {
     /// Writes a room's row and seats (insert or update).
     pub async fn save_room(&self, room: RoomRecord, now_ms: i64) -> Result<(), DbError> {
         self.call(move |conn| {
-            conn.execute(
+            exec(
+                conn,
                 "INSERT INTO rooms (code, setup, host, game_number, phase, to_move, created_ms, updated_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)
                  ON CONFLICT(code) DO UPDATE SET setup = ?2, host = ?3, game_number = ?4, phase = ?5,
@@ -357,13 +376,15 @@ impl Db {
         now_ms: i64,
     ) -> Result<i64, DbError> {
         self.call(move |conn| {
-            conn.execute(
+            exec(
+                conn,
                 "INSERT INTO games (room_code, number, setup, deadline_ms, created_ms, updated_ms)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
                 params![room.code, room.game_number, setup, deadline_ms, now_ms],
             )?;
             let game_id = conn.last_insert_rowid();
-            conn.execute(
+            exec(
+                conn,
                 "UPDATE rooms SET game_id = ?2, game_number = ?3, phase = ?4, to_move = ?5, host = ?6, updated_ms = ?7
                  WHERE code = ?1",
                 params![room.code, game_id, room.game_number, room.phase, room.to_move, room.host as i64, now_ms],
@@ -373,32 +394,35 @@ impl Db {
         .await
     }
 
-    /// Appends one accepted command to a game's log, with the game's new
-    /// deadline and the room's summary, atomically.
+    /// Appends one accepted command to a game's log with the game's new
+    /// deadline, and updates the room's summary when it changed, atomically.
     pub async fn record_command(&self, record: CommandRecord) -> Result<(), DbError> {
         self.call(move |conn| {
-            conn.execute(
-                "INSERT INTO commands (game_id, seq, command, at_ms) VALUES (?1, ?2, ?3, ?4)",
+            exec(
+                conn,
+                "INSERT INTO commands (game_id, seq, command, at_ms, deadline_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![
                     record.game_id,
                     record.seq as i64,
                     record.command,
-                    record.at_ms
+                    record.at_ms,
+                    record.deadline_ms
                 ],
             )?;
-            conn.execute(
-                "UPDATE games SET deadline_ms = ?2, finished = ?3, updated_ms = ?4 WHERE id = ?1",
-                params![
-                    record.game_id,
-                    record.deadline_ms,
-                    record.finished,
-                    record.at_ms
-                ],
-            )?;
-            conn.execute(
-                "UPDATE rooms SET phase = ?2, to_move = ?3, updated_ms = ?4 WHERE code = ?1",
-                params![record.room_code, record.phase, record.to_move, record.at_ms],
-            )?;
+            if record.finished {
+                exec(
+                    conn,
+                    "UPDATE games SET deadline_ms = NULL, finished = 1, updated_ms = ?2 WHERE id = ?1",
+                    params![record.game_id, record.at_ms],
+                )?;
+            }
+            if record.summary_changed || record.finished {
+                exec(
+                    conn,
+                    "UPDATE rooms SET phase = ?2, to_move = ?3, updated_ms = ?4 WHERE code = ?1",
+                    params![record.room_code, record.phase, record.to_move, record.at_ms],
+                )?;
+            }
             Ok(())
         })
         .await
@@ -408,7 +432,7 @@ impl Db {
     /// restored when the server starts, so their timers and bots go on.
     pub async fn running_rooms(&self) -> Result<Vec<String>, DbError> {
         self.call(|conn| {
-            let mut statement = conn.prepare(
+            let mut statement = conn.prepare_cached(
                 "SELECT code FROM rooms WHERE phase NOT IN ('lobby', 'finished') ORDER BY updated_ms",
             )?;
             let codes = statement
@@ -435,7 +459,8 @@ impl Db {
 
     pub async fn add_chat(&self, code: String, line: ChatRecord) -> Result<(), DbError> {
         self.call(move |conn| {
-            conn.execute(
+            exec(
+                conn,
                 "INSERT INTO chat (room_code, seat, nickname, text, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
                 params![
                     code,
@@ -457,7 +482,7 @@ impl Db {
         limit: usize,
     ) -> Result<Vec<ChatRecord>, DbError> {
         self.call(move |conn| {
-            let mut statement = conn.prepare(
+            let mut statement = conn.prepare_cached(
                 "SELECT seat, nickname, text, at_ms FROM chat WHERE room_code = ?1 ORDER BY id DESC LIMIT ?2",
             )?;
             let mut lines = statement
@@ -493,19 +518,29 @@ fn in_savepoint<T>(
     conn: &Connection,
     job: impl FnOnce(&Connection) -> Result<T, DbError>,
 ) -> Result<T, DbError> {
-    conn.execute_batch("SAVEPOINT job")?;
+    exec(conn, "SAVEPOINT job", [])?;
     let result = job(conn);
-    let end = match result {
-        Ok(_) => "RELEASE job",
-        Err(_) => "ROLLBACK TO job; RELEASE job",
-    };
-    conn.execute_batch(end)?;
+    if result.is_err() {
+        exec(conn, "ROLLBACK TO job", [])?;
+    }
+    exec(conn, "RELEASE job", [])?;
     result
 }
 
 /// The writer thread: batches of waiting jobs, one transaction per batch.
 fn writer(conn: Connection, mut queue: mpsc::Receiver<Job>, counters: &Counters) {
+    let mut busy = false;
+    let report = std::env::var_os("BROADSIDE_DB_STATS").is_some();
+    let (mut window, mut window_jobs, mut window_commits) = (std::time::Instant::now(), 0u64, 0u64);
+    let (mut work, mut longest) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
     while let Some(first) = queue.blocking_recv() {
+        let started = std::time::Instant::now();
+        // Under load (the last batch held several jobs), wait a moment for
+        // more: each commit writes every page it touched, so bigger batches
+        // write far less per command.
+        if busy {
+            std::thread::sleep(GATHER);
+        }
         let mut batch = vec![first];
         while batch.len() < MAX_BATCH {
             match queue.try_recv() {
@@ -513,7 +548,7 @@ fn writer(conn: Connection, mut queue: mpsc::Receiver<Job>, counters: &Counters)
                 Err(_) => break,
             }
         }
-        if let Err(error) = conn.execute_batch("BEGIN IMMEDIATE") {
+        if let Err(error) = exec(&conn, "BEGIN IMMEDIATE", []) {
             // Nothing of this batch ran; each caller hears why.
             let error = error.to_string();
             for job in batch {
@@ -523,25 +558,48 @@ fn writer(conn: Connection, mut queue: mpsc::Receiver<Job>, counters: &Counters)
             continue;
         }
         let finishes: Vec<Finish> = batch.into_iter().map(|job| job(&conn)).collect();
-        let committed = conn.execute_batch("COMMIT");
+        let committed = exec(&conn, "COMMIT", []);
         let error = committed.err().map(|error| {
-            let _ = conn.execute_batch("ROLLBACK");
+            let _ = exec(&conn, "ROLLBACK", []);
             error.to_string()
         });
         counters.commits.fetch_add(1, Ordering::Relaxed);
         counters
             .jobs
             .fetch_add(finishes.len() as u64, Ordering::Relaxed);
+        busy = finishes.len() > 1;
+        if report {
+            let took = started.elapsed();
+            work += took;
+            longest = longest.max(took);
+            window_jobs += finishes.len() as u64;
+            window_commits += 1;
+            if window.elapsed() >= std::time::Duration::from_secs(5) {
+                eprintln!(
+                    "db: {window_commits} commits, {window_jobs} jobs, busy {:.0}%, longest batch {:?}",
+                    work.as_secs_f64() * 100.0 / window.elapsed().as_secs_f64(),
+                    longest
+                );
+                (window, window_jobs, window_commits) = (std::time::Instant::now(), 0, 0);
+                (work, longest) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+            }
+        }
         for finish in finishes {
             finish(error.as_deref());
         }
     }
 }
 
+/// Runs one statement, prepared once per connection and then reused.
+fn exec(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+    conn.prepare_cached(sql)?.execute(params)
+}
+
 fn write_seats(conn: &Connection, room: &RoomRecord) -> Result<(), DbError> {
-    conn.execute("DELETE FROM seats WHERE room_code = ?1", [&room.code])?;
+    exec(conn, "DELETE FROM seats WHERE room_code = ?1", [&room.code])?;
     for (seat, record) in room.seats.iter().enumerate() {
-        conn.execute(
+        exec(
+                conn,
             "INSERT INTO seats (room_code, seat, kind, player_id, level) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![room.code, seat as i64, record.kind, record.player_id, record.level],
         )?;
@@ -614,16 +672,26 @@ fn load_room(
                     ))
                 },
             )?;
-            let mut statement =
-                conn.prepare("SELECT seq, command FROM commands WHERE game_id = ?1 ORDER BY seq")?;
+            let mut statement = conn.prepare_cached(
+                "SELECT seq, command, deadline_ms FROM commands WHERE game_id = ?1 ORDER BY seq",
+            )?;
             let rows = statement
                 .query_map([id], |row| {
-                    Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, Option<i64>>(2)?,
+                    ))
                 })?
                 .collect::<Result<Vec<_>, _>>()?;
+            // The deadline of the last command (the game's own until the first).
+            let deadline_ms = match rows.last() {
+                Some((_, _, deadline)) => *deadline,
+                None => deadline_ms,
+            };
             // The log must be gapless: a missing command would replay into
             // another game.
-            for (index, (seq, _)) in rows.iter().enumerate() {
+            for (index, (seq, _, _)) in rows.iter().enumerate() {
                 if *seq != index as i64 + 1 {
                     return Err(DbError::Corrupt(format!(
                         "game {id}: command {} is missing",
@@ -631,7 +699,7 @@ fn load_room(
                     )));
                 }
             }
-            let commands = rows.into_iter().map(|(_, command)| command).collect();
+            let commands = rows.into_iter().map(|(_, command, _)| command).collect();
             Some(GameRecord {
                 id,
                 number,
@@ -645,7 +713,7 @@ fn load_room(
 }
 
 fn my_games(conn: &Connection, player_id: i64) -> Result<Vec<MyGame>, DbError> {
-    let mut statement = conn.prepare(
+    let mut statement = conn.prepare_cached(
         "SELECT rooms.code, rooms.setup, rooms.phase, rooms.to_move, seats.seat, rooms.updated_ms
          FROM seats JOIN rooms ON rooms.code = seats.room_code
          WHERE seats.player_id = ?1 AND seats.kind = 'person' AND rooms.phase != 'finished'
@@ -732,6 +800,7 @@ mod tests {
             phase: if seq == 3 { "finished" } else { "battle" },
             to_move: "[]".into(),
             finished: seq == 3,
+            summary_changed: seq == 1,
         }
     }
 

@@ -1073,6 +1073,8 @@ impl Room {
             phase: running.game.phase().id(),
             to_move: json!(running.game.to_move()).to_string(),
             finished: running.game.phase() == Phase::Finished,
+            summary_changed: running.game.phase() != before.phase()
+                || running.game.to_move() != before.to_move(),
         };
         if let Err(error) = self.shared.db.record_command(record).await {
             // Not stored means not accepted: the game goes back to where it was.
