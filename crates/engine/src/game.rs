@@ -595,10 +595,13 @@ impl Game {
         self.seats[seat].bought = true;
     }
 
-    /// the default fleet, or its largest prefix the credits pay for.
+    /// the default fleet, or its largest prefix the credits pay for. On a
+    /// custom field too small for it, the largest such prefix that fits: a seat
+    /// gets this fleet without a fit check of its own (shop timeout, resigning)
+    /// and must always be able to place it.
     fn default_space_fleet(&self) -> Vec<usize> {
         let mut credits = self.rules.credits;
-        let mut fleet = Vec::new();
+        let mut prefix = Vec::new();
         for id in SPACE_DEFAULT_FLEET {
             let index = self
                 .rules
@@ -609,10 +612,21 @@ impl Game {
                 break;
             }
             credits -= price;
-            fleet.push(index);
+            prefix.push(index);
         }
-        fleet.sort_by_key(|&t| (std::cmp::Reverse(self.rules.catalogue[t].shape.len()), t));
-        fleet
+        while !prefix.is_empty() {
+            let mut fleet = prefix.clone();
+            fleet.sort_by_key(|&t| (std::cmp::Reverse(self.rules.catalogue[t].shape.len()), t));
+            let shapes: Vec<_> = fleet
+                .iter()
+                .map(|&t| &self.rules.catalogue[t].shape)
+                .collect();
+            if crate::placement::fleet_fits(self.rules.board, &shapes, self.rules.ships_may_touch) {
+                return fleet;
+            }
+            prefix.pop();
+        }
+        prefix
     }
 
     fn maybe_end_shop(&mut self, events: &mut Vec<Event>) {
