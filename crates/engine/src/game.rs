@@ -531,7 +531,7 @@ impl Game {
     /// Checks a purchase and returns the fleet as catalogue indices, largest first.
     pub fn check_purchase(&self, ships: &BTreeMap<String, u32>) -> Result<Vec<usize>, RuleError> {
         let mut fleet = Vec::new();
-        let mut capitals = 0;
+        let mut capitals: u32 = 0;
         let mut cost: u64 = 0;
         for id in ships.keys() {
             if self.rules.type_index(id).is_none() {
@@ -542,7 +542,9 @@ impl Game {
             let index = self.rules.type_index(id).expect("checked above");
             let ship_type = &self.rules.catalogue[index];
             if ship_type.capital {
-                capitals += count;
+                // Saturating: counts come from clients, and a wrapped sum of
+                // huge ones would pass the capital limit.
+                capitals = capitals.saturating_add(count);
             }
             cost += ship_type.price as u64 * count as u64;
             fleet.extend(std::iter::repeat_n(index, count.min(64) as usize));

@@ -542,6 +542,18 @@ fn r_7_2_the_shop_checks_prices_capital_limits_and_budget() {
 }
 
 #[test]
+fn r_7_2_capital_counts_too_large_to_add_are_over_the_capital_limit() {
+    // Found by fuzzing (engine_setup): the counts wrapped around to 0 capital
+    // ships (and overflowed, a panic in debug builds).
+    let mut game = space(2, Options::default());
+    let wrapped = Command::Buy {
+        seat: 0,
+        ships: buy(&[("dreadnought", 1), ("station", u32::MAX)]),
+    };
+    assert_eq!(refuse(&mut game, wrapped), RuleError::CapitalLimit);
+}
+
+#[test]
 fn r_7_2_an_empty_shop_gets_the_default_fleet_on_timeout() {
     let mut game = space(2, Options::default());
     game.apply(Command::Buy {
