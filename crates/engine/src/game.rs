@@ -531,7 +531,7 @@ impl Game {
     /// Checks a purchase and returns the fleet as catalogue indices, largest first.
     pub fn check_purchase(&self, ships: &BTreeMap<String, u32>) -> Result<Vec<usize>, RuleError> {
         let mut fleet = Vec::new();
-        let mut capitals = 0;
+        let mut capitals: u32 = 0;
         let mut cost: u64 = 0;
         for id in ships.keys() {
             if self.rules.type_index(id).is_none() {
@@ -542,7 +542,9 @@ impl Game {
             let index = self.rules.type_index(id).expect("checked above");
             let ship_type = &self.rules.catalogue[index];
             if ship_type.capital {
-                capitals += count;
+                // Saturating: counts come from clients, and a wrapped sum of
+                // huge ones would pass the capital limit.
+                capitals = capitals.saturating_add(count);
             }
             cost += ship_type.price as u64 * count as u64;
             fleet.extend(std::iter::repeat_n(index, count.min(64) as usize));
@@ -595,10 +597,13 @@ impl Game {
         self.seats[seat].bought = true;
     }
 
-    /// the default fleet, or its largest prefix the credits pay for.
+    /// the default fleet, or its largest prefix the credits pay for. On a
+    /// custom field too small for it, the largest such prefix that fits: a seat
+    /// gets this fleet without a fit check of its own (shop timeout, resigning)
+    /// and must always be able to place it.
     fn default_space_fleet(&self) -> Vec<usize> {
         let mut credits = self.rules.credits;
-        let mut fleet = Vec::new();
+        let mut prefix = Vec::new();
         for id in SPACE_DEFAULT_FLEET {
             let index = self
                 .rules
@@ -609,10 +614,21 @@ impl Game {
                 break;
             }
             credits -= price;
-            fleet.push(index);
+            prefix.push(index);
         }
-        fleet.sort_by_key(|&t| (std::cmp::Reverse(self.rules.catalogue[t].shape.len()), t));
-        fleet
+        while !prefix.is_empty() {
+            let mut fleet = prefix.clone();
+            fleet.sort_by_key(|&t| (std::cmp::Reverse(self.rules.catalogue[t].shape.len()), t));
+            let shapes: Vec<_> = fleet
+                .iter()
+                .map(|&t| &self.rules.catalogue[t].shape)
+                .collect();
+            if crate::placement::fleet_fits(self.rules.board, &shapes, self.rules.ships_may_touch) {
+                return fleet;
+            }
+            prefix.pop();
+        }
+        prefix
     }
 
     fn maybe_end_shop(&mut self, events: &mut Vec<Event>) {

@@ -542,6 +542,18 @@ fn r_7_2_the_shop_checks_prices_capital_limits_and_budget() {
 }
 
 #[test]
+fn r_7_2_capital_counts_too_large_to_add_are_over_the_capital_limit() {
+    // Found by fuzzing (engine_setup): the counts wrapped around to 0 capital
+    // ships (and overflowed, a panic in debug builds).
+    let mut game = space(2, Options::default());
+    let wrapped = Command::Buy {
+        seat: 0,
+        ships: buy(&[("dreadnought", 1), ("station", u32::MAX)]),
+    };
+    assert_eq!(refuse(&mut game, wrapped), RuleError::CapitalLimit);
+}
+
+#[test]
 fn r_7_2_an_empty_shop_gets_the_default_fleet_on_timeout() {
     let mut game = space(2, Options::default());
     game.apply(Command::Buy {
@@ -591,6 +603,60 @@ fn r_7_2_an_empty_shop_gets_the_default_fleet_on_timeout() {
     poor.apply(Command::Timeout).unwrap();
     let fleet = poor.view(Some(0)).seats[0].fleet.clone().unwrap();
     assert_eq!(fleet, buy(&[("dreadnought", 1), ("lancer", 2)]));
+}
+
+#[test]
+fn r_7_3_on_a_small_field_the_default_fleet_is_the_largest_prefix_that_fits() {
+    // Found by fuzzing (engine_setup): the whole default fleet does not fit 6×6,
+    // so a seat whose shop timer ran out could never place it: a placement
+    // timeout was refused after placing the other seats, and resigning in
+    // placement panicked.
+    let small = |seats| {
+        space(
+            seats,
+            Options {
+                cols: Some(6),
+                rows: Some(6),
+                ..Options::default()
+            },
+        )
+    };
+    let mut game = small(2);
+    game.apply(Command::Timeout).unwrap();
+    let fleet = game.view(Some(0)).seats[0].fleet.clone().unwrap();
+    assert_eq!(
+        fleet,
+        buy(&[("dreadnought", 1), ("lancer", 2), ("spirit", 1)])
+    );
+    assert!(game.check_purchase(&fleet).is_ok(), "it fits the field");
+    game.apply(Command::PlaceRandom { seat: 0 }).unwrap();
+    game.apply(Command::PlaceRandom { seat: 1 }).unwrap();
+    assert_eq!(game.phase(), Phase::Battle);
+
+    let mut game = small(3);
+    game.apply(Command::Buy {
+        seat: 0,
+        ships: buy(&[("scout", 1)]),
+    })
+    .unwrap();
+    game.apply(Command::Timeout).unwrap();
+    game.apply(Command::Resign { seat: 1 }).unwrap();
+    game.apply(Command::Timeout).unwrap();
+    assert_eq!(game.phase(), Phase::Battle);
+
+    // Resigning in the shop gives the same fleet, which is then placed at random.
+    let mut game = small(3);
+    for seat in 0..2 {
+        game.apply(Command::Buy {
+            seat,
+            ships: buy(&[("scout", 1)]),
+        })
+        .unwrap();
+    }
+    game.apply(Command::Resign { seat: 2 }).unwrap();
+    assert_eq!(game.phase(), Phase::Placement);
+    game.apply(Command::Timeout).unwrap();
+    assert_eq!(game.phase(), Phase::Battle);
 }
 
 #[test]
