@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every test of Broadside: formatting, lints, the Rust test suites (engine
-# rules, properties, referee transcripts, AI, server protocol, terminal client)
-# and the browser end-to-end tests. This is the README's test command; CI runs it.
+# rules, properties, referee transcripts, AI, server protocol and hardening, the
+# load generator, terminal client), a short run of every fuzz target and the
+# browser end-to-end tests. This is the README's test command; CI runs it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +22,8 @@ echo "== cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test (release)"
 cargo test --workspace --release
+echo "== fuzzing (a short run of each target; scripts/fuzz.sh SECONDS for longer)"
+scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
 echo "== browser end-to-end tests"
 # The release test build above already made the binary the browser tests run.
 BROADSIDE_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/broadside" scripts/e2e.sh

@@ -186,14 +186,14 @@ fn fire_at_a1(tmux: &Tmux) {
     });
 }
 
-/// The code of the room on a lobby screen ("Room K7QM2P · classic").
+/// The code of the room on a lobby screen ("Room K7QM2PX4RT · classic").
 fn room_code(lobby: &str) -> String {
     lobby
         .split("Room ")
         .nth(1)
         .expect("the lobby shows the room code")
         .chars()
-        .take(6)
+        .take_while(char::is_ascii_alphanumeric)
         .collect()
 }
 
