@@ -44,6 +44,11 @@ enum Commands {
     /// connections or handshakes such as a 503, unexpected closes, answers
     /// later than 10 s) are counted from the first connection on and never
     /// stop the run; a failed game starts again on new connections.
+    ///
+    /// --probe-ms adds a connection that pings the server through the window
+    /// (ping_p50_ms, ping_p99_ms, ping_max_ms); --expensive adds two
+    /// connections that flood the server with costly set_options frames at
+    /// the window's start (expensive_answers). With --games 0 only those run.
     Load(load::LoadArgs),
 }
 
