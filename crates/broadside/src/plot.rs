@@ -133,7 +133,7 @@ fn draw(
     let y_max = highs.fold(TARGET_MS, f64::max) * 3.0;
 
     let mut chart = ChartBuilder::on(root)
-        .caption(title, ("sans-serif", 30))
+        .caption(title, ("sans-serif", 24))
         .margin(20)
         .x_label_area_size(60)
         .y_label_area_size(80)
