@@ -9,6 +9,13 @@
 //! `command` frame to the `state` frame that reports the shot on the
 //! opponent's connection, for person against bot from the command to the
 //! shooter's own `state` answer.
+//!
+//! Two optional extras run beside the games: a *probe* (`--probe-ms`), one
+//! connection without a room that pings the server on a fixed schedule and
+//! measures the time to each `pong`, and an *attack* (`--expensive`), two
+//! connections that each open a room and send a flood of `set_options`
+//! frames whose fleet takes the server a costly fit check. Together they show
+//! whether cheap frames stay fast while expensive ones queue up.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::convert::Infallible;
@@ -46,6 +53,13 @@ const RETRY: Duration = Duration::from_secs(1);
 /// The presets whose duel is played with single `fire` commands from the
 /// placement on (no shop, no volleys, one board per seat).
 const PRESETS: &[&str] = &["classic", "hasbro", "italia"];
+/// Connections of the attack of `--expensive`.
+const ATTACKERS: usize = 2;
+/// The options of the attack's `set_options` frames: 40 ships of length 7 on
+/// 26×26 cells, a fleet whose fit check is a long search (it does not fit).
+fn expensive_options() -> serde_json::Value {
+    json!({"cols": 26, "rows": 26, "fleet": [{"id": "a", "len": 7, "count": 40}]})
+}
 
 #[derive(clap::Args, Debug)]
 pub struct LoadArgs {
@@ -53,7 +67,8 @@ pub struct LoadArgs {
     #[arg(long)]
     pub addr: String,
     /// Games kept running at once: person against person (two connections)
-    /// or person against an easy bot (one), mixed by --bot-percent.
+    /// or person against an easy bot (one), mixed by --bot-percent. 0 runs
+    /// only the probe and the attack (--probe-ms, --expensive).
     #[arg(long)]
     pub games: usize,
     /// Percentage of the games played against a bot, spread evenly (50: every
@@ -78,6 +93,22 @@ pub struct LoadArgs {
     /// local process that listens on the port, if any].
     #[arg(long)]
     pub server_pid: Option<u32>,
+    /// Milliseconds between the pings of one extra probe connection (hello,
+    /// no room) during the measured window; the time from each `ping` to its
+    /// `pong` is reported as ping_p50_ms, ping_p99_ms, ping_max_ms. Pings go
+    /// out on a fixed schedule, whether or not the last pong is back. 0: no
+    /// probe. Below 20 the server's default frame limit (50 a second) drops
+    /// pings.
+    #[arg(long, default_value_t = 0)]
+    pub probe_ms: u64,
+    /// At the start of the measured window, two extra connections each create
+    /// a classic room and send this many `set_options` frames as fast as they
+    /// can, each asking for a fleet that takes the server a costly fit check
+    /// (40 ships of 7 cells on 26×26). Their answers (room frames or errors
+    /// such as fleet_does_not_fit or rate_limited) are counted as
+    /// expensive_answers, not as errors. 0: no attack.
+    #[arg(long, default_value_t = 0)]
+    pub expensive: usize,
     /// Print one JSON object as the last line of stdout instead of a summary.
     #[arg(long)]
     pub json: bool,
@@ -103,6 +134,24 @@ struct Shared {
     latency: Mutex<Histogram<u64>>,
     /// Connection attempts so far; picks the source address on loopback.
     attempts: AtomicUsize,
+    /// Open connections of the probe and the attack.
+    extra_connections: AtomicUsize,
+    /// Probe and attack connections that said hello and wait for the window.
+    extras_ready: AtomicUsize,
+    /// Probe and attack tasks whose measurement is not over yet.
+    extras_measuring: AtomicUsize,
+    /// Ping to pong times of the probe in microseconds.
+    ping_latency: Mutex<Histogram<u64>>,
+    /// Pings sent by the probe, and pings whose pong never came.
+    pings_sent: AtomicU64,
+    pings_lost: AtomicU64,
+    /// The attack's `set_options` frames sent, and their answers.
+    expensive_sent: AtomicU64,
+    expensive_answers: AtomicU64,
+    /// The attack's answers by kind: `room`, or the code of an `error`.
+    expensive_kinds: Mutex<BTreeMap<String, u64>>,
+    /// Microseconds from the window's start to the attack's last answer.
+    expensive_last_micros: AtomicU64,
 }
 
 impl Shared {
@@ -123,6 +172,19 @@ impl Shared {
                     .context("creating the latency histogram")?,
             ),
             attempts: AtomicUsize::new(0),
+            extra_connections: AtomicUsize::new(0),
+            extras_ready: AtomicUsize::new(0),
+            extras_measuring: AtomicUsize::new(0),
+            ping_latency: Mutex::new(
+                Histogram::new_with_bounds(1, 3_600_000_000, 3)
+                    .context("creating the ping histogram")?,
+            ),
+            pings_sent: AtomicU64::new(0),
+            pings_lost: AtomicU64::new(0),
+            expensive_sent: AtomicU64::new(0),
+            expensive_answers: AtomicU64::new(0),
+            expensive_kinds: Mutex::new(BTreeMap::new()),
+            expensive_last_micros: AtomicU64::new(0),
         })
     }
 
@@ -151,17 +213,49 @@ impl Shared {
         self.shots.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// p50, p99 and max in milliseconds, or `None` without samples.
+    /// p50, p99 and max of the shots in milliseconds, or `None` without samples.
     fn quantiles(&self) -> Option<(f64, f64, f64)> {
-        let histogram = self.latency.lock().unwrap_or_else(|e| e.into_inner());
-        (!histogram.is_empty()).then(|| {
-            (
-                millis(histogram.value_at_quantile(0.5)),
-                millis(histogram.value_at_quantile(0.99)),
-                millis(histogram.max()),
-            )
-        })
+        quantiles(&self.latency.lock().unwrap_or_else(|e| e.into_inner()))
     }
+
+    /// p50, p99 and max of the probe's pings in milliseconds and their
+    /// count, or `None` without samples.
+    fn ping_quantiles(&self) -> (Option<(f64, f64, f64)>, u64) {
+        let histogram = self.ping_latency.lock().unwrap_or_else(|e| e.into_inner());
+        (quantiles(&histogram), histogram.len())
+    }
+
+    fn ping(&self, latency: Duration) {
+        let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+        self.ping_latency
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .saturating_record(micros.max(1));
+    }
+
+    fn expensive_answer(&self, kind: &str, since_start: Duration) {
+        self.expensive_answers.fetch_add(1, Ordering::Relaxed);
+        let micros = u64::try_from(since_start.as_micros()).unwrap_or(u64::MAX);
+        self.expensive_last_micros
+            .fetch_max(micros, Ordering::Relaxed);
+        let mut kinds = self
+            .expensive_kinds
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        *kinds.entry(kind.to_string()).or_insert(0) += 1;
+    }
+}
+
+/// p50, p99 and max of a histogram of microseconds in milliseconds, or `None`
+/// when it is empty.
+fn quantiles(histogram: &Histogram<u64>) -> Option<(f64, f64, f64)> {
+    (!histogram.is_empty()).then(|| {
+        (
+            millis(histogram.value_at_quantile(0.5)),
+            millis(histogram.value_at_quantile(0.99)),
+            millis(histogram.max()),
+        )
+    })
 }
 
 /// Microseconds as milliseconds with one decimal.
@@ -348,21 +442,15 @@ async fn open(setup: &Setup, shared: &Shared) -> Result<Ws> {
 }
 
 /// Opens a connection within `PATIENCE`, counting a failure.
-async fn connect<'a>(
+async fn open_within(
     setup: &Setup,
-    shared: &'a Shared,
+    shared: &Shared,
     stop: &mut watch::Receiver<bool>,
-) -> Result<Player<'a>, Stop> {
+) -> Result<Ws, Stop> {
     let deadline = tokio::time::Instant::now() + PATIENCE;
     tokio::select! {
         result = timeout_at(deadline, open(setup, shared)) => match result {
-            Ok(Ok(ws)) => Ok(Player {
-                ws,
-                _open: Gauge::hold(&shared.connections),
-                view: None,
-                pending: None,
-                next_at: None,
-            }),
+            Ok(Ok(ws)) => Ok(ws),
             Ok(Err(_)) | Err(_) => {
                 shared.connect_errors.fetch_add(1, Ordering::Relaxed);
                 Err(Stop::Failed)
@@ -370,6 +458,22 @@ async fn connect<'a>(
         },
         _ = stop.changed() => Err(Stop::Over),
     }
+}
+
+/// Opens the connection of a player within `PATIENCE`, counting a failure.
+async fn connect<'a>(
+    setup: &Setup,
+    shared: &'a Shared,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<Player<'a>, Stop> {
+    let ws = open_within(setup, shared, stop).await?;
+    Ok(Player {
+        ws,
+        _open: Gauge::hold(&shared.connections),
+        view: None,
+        pending: None,
+        next_at: None,
+    })
 }
 
 async fn send(ws: &mut Ws, shared: &Shared, frame: serde_json::Value) -> Result<(), Stop> {
@@ -741,6 +845,265 @@ async fn setup_and_play<'a>(
     }
 }
 
+/// Counts down `Shared::extras_measuring` when dropped: the measurement of
+/// a probe or attack task is over (or has failed).
+struct Measuring<'a>(&'a AtomicUsize);
+
+impl Drop for Measuring<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::Relaxed);
+    }
+}
+
+/// Keeps a probe or attack connection open after its measurement, reading and
+/// dropping what arrives, until the run is over; then says goodbye.
+async fn linger(ws: &mut Ws, stop: &mut watch::Receiver<bool>) {
+    while !*stop.borrow_and_update() {
+        tokio::select! {
+            message = ws.next() => match message {
+                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => return,
+                Some(Ok(_)) => {}
+            },
+            changed = stop.changed() => {
+                if changed.is_err() {
+                    break;
+                }
+            }
+        }
+    }
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(2);
+    let _ = timeout_at(deadline, ws.close(None)).await;
+}
+
+/// The measured window, `(start, end)`, once it is open.
+type Window = watch::Receiver<Option<(Instant, Instant)>>;
+
+/// Waits for the measured window to open while reading `ws` (which answers
+/// the server's pings, so a long ramp does not close an idle connection).
+async fn await_window(
+    ws: &mut Ws,
+    shared: &Shared,
+    window: &mut Window,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<(Instant, Instant), Stop> {
+    loop {
+        if let Some(open) = *window.borrow_and_update() {
+            return Ok(open);
+        }
+        tokio::select! {
+            changed = window.changed() => {
+                if changed.is_err() {
+                    return Err(Stop::Over);
+                }
+            }
+            message = ws.next() => {
+                if let Some(frame) = read(message, shared)? {
+                    if frame.kind == "error" {
+                        shared.error_frame(frame.code.as_deref().unwrap_or("error"));
+                    }
+                }
+            }
+            _ = stop.changed() => return Err(Stop::Over),
+        }
+    }
+}
+
+/// Says hello on a new connection of the probe or the attack and waits for
+/// the welcome.
+async fn hello_extra(
+    ws: &mut Ws,
+    nickname: &str,
+    shared: &Shared,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<(), Stop> {
+    send(
+        ws,
+        shared,
+        json!({"type": "hello", "token": null, "nickname": nickname, "lang": "en"}),
+    )
+    .await?;
+    expect(ws, "welcome", shared, stop).await?;
+    Ok(())
+}
+
+/// The probe: one connection without a room that sends a `ping` every
+/// `interval` through the measured window and records the time to each
+/// `pong` (the server answers the frames of one connection in order).
+async fn probe_task(
+    shared: Arc<Shared>,
+    setup: Arc<Setup>,
+    interval: Duration,
+    mut window: Window,
+    mut stop: watch::Receiver<bool>,
+) {
+    let measuring = Measuring(&shared.extras_measuring);
+    let Ok(mut ws) = open_within(&setup, &shared, &mut stop).await else {
+        return;
+    };
+    let _open = Gauge::hold(&shared.extra_connections);
+    let result = probe(&mut ws, &shared, interval, &mut window, &mut stop).await;
+    drop(measuring);
+    if result.is_ok() {
+        linger(&mut ws, &mut stop).await;
+    }
+}
+
+async fn probe(
+    ws: &mut Ws,
+    shared: &Shared,
+    interval: Duration,
+    window: &mut Window,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<(), Stop> {
+    hello_extra(ws, "load probe", shared, stop).await?;
+    shared.extras_ready.fetch_add(1, Ordering::Relaxed);
+    let (start, end) = await_window(ws, shared, window, stop).await?;
+    let mut next = start;
+    // When each ping whose pong is awaited was sent, oldest first.
+    let mut waiting: VecDeque<Instant> = VecDeque::new();
+    let lose = |waiting: &VecDeque<Instant>| {
+        shared
+            .pings_lost
+            .fetch_add(waiting.len() as u64, Ordering::Relaxed);
+    };
+    loop {
+        let sending = next < end;
+        let overdue = waiting.front().map(|&sent| sent + PATIENCE);
+        let timer = match (sending, overdue) {
+            (true, Some(overdue)) => next.min(overdue),
+            (true, None) => next,
+            (false, Some(overdue)) => overdue,
+            (false, None) => return Ok(()),
+        };
+        tokio::select! {
+            message = ws.next() => {
+                let frame = match read(message, shared) {
+                    Ok(Some(frame)) => frame,
+                    Ok(None) => continue,
+                    Err(stop) => {
+                        lose(&waiting);
+                        return Err(stop);
+                    }
+                };
+                match frame.kind.as_str() {
+                    "pong" => {
+                        if let Some(sent) = waiting.pop_front() {
+                            shared.ping(sent.elapsed());
+                        }
+                    }
+                    "error" => {
+                        shared.error_frame(frame.code.as_deref().unwrap_or("error"));
+                        // A ping dropped by the frame limit is never answered,
+                        // and a pong carries no id: the pings awaited now can
+                        // no longer be told apart, so none of them is timed.
+                        lose(&waiting);
+                        waiting.clear();
+                    }
+                    _ => {}
+                }
+            }
+            _ = sleep_until(timer.into()) => {
+                let now = Instant::now();
+                if overdue.is_some_and(|overdue| now >= overdue) {
+                    lose(&waiting);
+                    shared.timeouts.fetch_add(1, Ordering::Relaxed);
+                    return Err(Stop::Failed);
+                }
+                if sending && now >= next {
+                    let sent = Instant::now();
+                    send(ws, shared, json!({"type": "ping"})).await?;
+                    waiting.push_back(sent);
+                    shared.pings_sent.fetch_add(1, Ordering::Relaxed);
+                    // On schedule; after a stall of the generator, one ping
+                    // at once and the schedule from there.
+                    next = (next + interval).max(now);
+                }
+            }
+            _ = stop.changed() => {
+                lose(&waiting);
+                return Err(Stop::Over);
+            }
+        }
+    }
+}
+
+/// One connection of the attack: when the window opens it creates a room and
+/// sends `frames` expensive `set_options` frames at once, then counts their
+/// answers until all are in or the window is over.
+async fn attack_task(
+    shared: Arc<Shared>,
+    setup: Arc<Setup>,
+    index: usize,
+    frames: usize,
+    mut window: Window,
+    mut stop: watch::Receiver<bool>,
+) {
+    let measuring = Measuring(&shared.extras_measuring);
+    let Ok(mut ws) = open_within(&setup, &shared, &mut stop).await else {
+        return;
+    };
+    let _open = Gauge::hold(&shared.extra_connections);
+    let result = attack(&mut ws, &shared, index, frames, &mut window, &mut stop).await;
+    drop(measuring);
+    if result.is_ok() {
+        linger(&mut ws, &mut stop).await;
+    }
+}
+
+async fn attack(
+    ws: &mut Ws,
+    shared: &Shared,
+    index: usize,
+    frames: usize,
+    window: &mut Window,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<(), Stop> {
+    hello_extra(ws, &format!("load attack {index}"), shared, stop).await?;
+    shared.extras_ready.fetch_add(1, Ordering::Relaxed);
+    let (start, end) = await_window(ws, shared, window, stop).await?;
+    send(
+        ws,
+        shared,
+        json!({"type": "create_room", "preset": "classic", "seats": 2}),
+    )
+    .await?;
+    expect(ws, "room", shared, stop).await?;
+    let text = json!({"type": "set_options", "options": expensive_options()}).to_string();
+    let (mut sink, mut stream) = ws.split();
+    let sender = async {
+        for _ in 0..frames {
+            if sink.feed(Message::text(text.clone())).await.is_err() {
+                return;
+            }
+            shared.expensive_sent.fetch_add(1, Ordering::Relaxed);
+        }
+        let _ = sink.flush().await;
+    };
+    let reader = async {
+        let mut answers = 0;
+        while answers < frames {
+            let Ok(message) = timeout_at(end.into(), stream.next()).await else {
+                return;
+            };
+            let Ok(frame) = read(message, shared) else {
+                return;
+            };
+            let Some(frame) = frame else { continue };
+            let kind = match frame.kind.as_str() {
+                "room" => "room",
+                "error" => frame.code.as_deref().unwrap_or("error"),
+                _ => continue,
+            };
+            answers += 1;
+            shared.expensive_answer(kind, start.elapsed());
+        }
+    };
+    tokio::select! {
+        _ = async { tokio::join!(timeout_at(end.into(), sender), reader) } => Ok(()),
+        _ = stop.changed() => Err(Stop::Over),
+    }
+}
+
 /// Raises the limit of open files to its hard limit, and past it to `wanted`
 /// where the process may (root); returns the new limit.
 pub(crate) fn raise_file_limit(wanted: u64) -> Option<u64> {
@@ -920,8 +1283,8 @@ fn round1(x: f64) -> f64 {
 }
 
 pub fn run(args: LoadArgs) -> Result<()> {
-    if args.games == 0 {
-        bail!("--games must be at least 1");
+    if args.games == 0 && args.probe_ms == 0 && args.expensive == 0 {
+        bail!("--games 0 needs a probe or an attack (--probe-ms, --expensive)");
     }
     if !(args.seconds > 0.0 && args.seconds.is_finite()) {
         bail!("--seconds must be a positive number");
@@ -934,6 +1297,13 @@ pub fn run(args: LoadArgs) -> Result<()> {
             bail!("--ramp-seconds must be 0 or more");
         }
     }
+    if args.probe_ms > 0 && args.probe_ms < 20 {
+        eprintln!(
+            "warning: --probe-ms {} sends more than 50 frames a second, the server's default \
+             limit: dropped pings make the probe unreliable",
+            args.probe_ms
+        );
+    }
     if !PRESETS.contains(&args.preset.as_str()) {
         bail!(
             "--preset {} is not supported by the load generator (one of {})",
@@ -945,8 +1315,9 @@ pub fn run(args: LoadArgs) -> Result<()> {
         .with_context(|| format!("resolving {}", args.addr))?
         .next()
         .ok_or_else(|| anyhow!("{} resolves to no address", args.addr))?;
-    let file_limit =
-        raise_file_limit(connections_for(args.games, args.bot_percent) as u64 + FILES_BESIDE);
+    let file_limit = raise_file_limit(
+        (connections_for(args.games, args.bot_percent) + extras(&args)) as u64 + FILES_BESIDE,
+    );
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -956,13 +1327,20 @@ pub fn run(args: LoadArgs) -> Result<()> {
     result
 }
 
+/// The connections of the probe and the attack.
+fn extras(args: &LoadArgs) -> usize {
+    usize::from(args.probe_ms > 0) + if args.expensive > 0 { ATTACKERS } else { 0 }
+}
+
 async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Result<()> {
     let games = args.games;
     let connections = connections_for(games, args.bot_percent);
+    let extras = extras(&args);
     if let Some(limit) = file_limit {
-        if connections as u64 + FILES_BESIDE > limit {
+        if (connections + extras) as u64 + FILES_BESIDE > limit {
             eprintln!(
-                "warning: {connections} connections need more open files than the limit of {limit}"
+                "warning: {} connections need more open files than the limit of {limit}",
+                connections + extras
             );
         }
     }
@@ -981,12 +1359,38 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
     let shared = Arc::new(Shared::new()?);
     let server_pid = args.server_pid.or_else(|| find_listener(addr));
     let (stop_tx, stop_rx) = watch::channel(false);
+    let (window_tx, window_rx) = watch::channel(None::<(Instant, Instant)>);
     let base_seed = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos() as u64)
         .unwrap_or(0);
 
     let started = Instant::now();
+    // The probe and the attack connect first: they wait for the window.
+    let mut extra_tasks = Vec::with_capacity(extras);
+    shared.extras_measuring.store(extras, Ordering::Relaxed);
+    if args.probe_ms > 0 {
+        extra_tasks.push(tokio::spawn(probe_task(
+            Arc::clone(&shared),
+            Arc::clone(&setup),
+            Duration::from_millis(args.probe_ms),
+            window_rx.clone(),
+            stop_rx.clone(),
+        )));
+    }
+    if args.expensive > 0 {
+        for index in 0..ATTACKERS {
+            extra_tasks.push(tokio::spawn(attack_task(
+                Arc::clone(&shared),
+                Arc::clone(&setup),
+                index,
+                args.expensive,
+                window_rx.clone(),
+                stop_rx.clone(),
+            )));
+        }
+    }
+    drop(window_rx);
     let mut tasks = Vec::with_capacity(games);
     let mut opened_before = 0usize;
     for i in 0..games {
@@ -1012,8 +1416,21 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
         let p99 = shared
             .quantiles()
             .map_or("-".to_string(), |(_, p99, _)| format!("{p99:.1} ms"));
+        let mut extra = String::new();
+        if args.probe_ms > 0 {
+            let (ping, _) = shared.ping_quantiles();
+            let ping = ping.map_or("-".to_string(), |(_, p99, _)| format!("{p99:.1} ms"));
+            extra.push_str(&format!("  ping p99 {ping}"));
+        }
+        if args.expensive > 0 {
+            extra.push_str(&format!(
+                "  expensive {}/{}",
+                shared.expensive_answers.load(Ordering::Relaxed),
+                shared.expensive_sent.load(Ordering::Relaxed)
+            ));
+        }
         eprintln!(
-            "[{:7.1}s] {phase:7}  games {}/{games}  connections {}  shots {}  errors {}  p99 {p99}",
+            "[{:7.1}s] {phase:7}  games {}/{games}  connections {}  shots {}  errors {}  p99 {p99}{extra}",
             started.elapsed().as_secs_f64(),
             shared.games_running.load(Ordering::Relaxed),
             shared.connections.load(Ordering::Relaxed),
@@ -1022,18 +1439,21 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
         );
     };
 
-    // The ramp: until every game runs (or the grace after the plan is over).
+    // The ramp: until every game runs and the probe and the attack are
+    // connected (or the grace after the plan is over).
     let give_up = started + ramp + RAMP_GRACE;
     let mut tick = started + Duration::from_secs(1);
     loop {
-        if shared.games_running.load(Ordering::Relaxed) >= games {
+        let running = shared.games_running.load(Ordering::Relaxed);
+        let ready = shared.extras_ready.load(Ordering::Relaxed);
+        if running >= games && ready >= extras {
             break;
         }
         let now = Instant::now();
         if now >= give_up {
             eprintln!(
-                "warning: only {} of {games} games running {:.1} s after the start; measuring anyway",
-                shared.games_running.load(Ordering::Relaxed),
+                "warning: only {running} of {games} games running and {ready} of {extras} \
+                 probe and attack connections ready {:.1} s after the start; measuring anyway",
                 now.duration_since(started).as_secs_f64()
             );
             break;
@@ -1046,10 +1466,11 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
     }
     let window_start = Instant::now();
     let ramp_seconds = window_start.duration_since(started).as_secs_f64();
+    let window_end = window_start + Duration::from_secs_f64(args.seconds);
     shared.measuring.store(true, Ordering::Relaxed);
+    window_tx.send_replace(Some((window_start, window_end)));
     let server_cpu_start = server_pid.and_then(process_cpu_seconds);
     let client_cpu_start = own_cpu_seconds();
-    let window_end = window_start + Duration::from_secs_f64(args.seconds);
     let mut rss_max = server_pid.and_then(rss_mib);
     let mut tick = window_start + Duration::from_secs(1);
     while tick < window_end {
@@ -1079,11 +1500,25 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
         .zip(client_cpu_start)
         .map(|(end, start)| round1(end - start));
     let client_rss = rss_mib(std::process::id());
+    let extra_connections = shared.extra_connections.load(Ordering::Relaxed);
+    let extras_ready = shared.extras_ready.load(Ordering::Relaxed);
+    // The probe waits for the pongs of its last pings (at most PATIENCE), the
+    // attack ends with the window.
+    let extras_done = Instant::now() + PATIENCE + Duration::from_secs(2);
+    while shared.extras_measuring.load(Ordering::Relaxed) > 0 && Instant::now() < extras_done {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let (pings, ping_count) = shared.ping_quantiles();
+    let expensive_answers = shared.expensive_answers.load(Ordering::Relaxed);
+    let expensive_last = (expensive_answers > 0).then(|| {
+        let micros = shared.expensive_last_micros.load(Ordering::Relaxed);
+        (micros as f64 / 10_000.0).round() / 100.0
+    });
     progress("done");
 
     let _ = stop_tx.send(true);
     let wind_down = tokio::time::Instant::now() + Duration::from_secs(5);
-    for task in tasks {
+    for task in tasks.into_iter().chain(extra_tasks) {
         let _ = timeout_at(wind_down, task).await;
     }
 
@@ -1119,6 +1554,19 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
         "server_cpu_seconds": server_cpu,
         "client_cpu_seconds": client_cpu,
         "client_rss_mib": client_rss,
+        "extra_connections": extra_connections,
+        "extras_ready": extras_ready,
+        "probe_ms": args.probe_ms,
+        "pings": ping_count,
+        "pings_lost": shared.pings_lost.load(Ordering::Relaxed),
+        "ping_p50_ms": pings.map(|q| q.0),
+        "ping_p99_ms": pings.map(|q| q.1),
+        "ping_max_ms": pings.map(|q| q.2),
+        "expensive": args.expensive,
+        "expensive_sent": shared.expensive_sent.load(Ordering::Relaxed),
+        "expensive_answers": expensive_answers,
+        "expensive_kinds": shared.expensive_kinds.lock().unwrap_or_else(|e| e.into_inner()).clone(),
+        "expensive_last_answer_seconds": expensive_last,
     });
     if args.json {
         println!("{report}");
@@ -1153,6 +1601,25 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
                 server_cpu.map_or("-".to_string(), |v| format!("{v:.1}"))
             ),
             None => println!("server process not found on this machine"),
+        }
+        if args.probe_ms > 0 {
+            println!(
+                "probe: {ping_count} pings every {} ms, {} lost; ping p50 {}  p99 {}  max {}",
+                args.probe_ms,
+                shared.pings_lost.load(Ordering::Relaxed),
+                ms(pings.map(|q| q.0)),
+                ms(pings.map(|q| q.1)),
+                ms(pings.map(|q| q.2))
+            );
+        }
+        if args.expensive > 0 {
+            println!(
+                "attack: {} expensive set_options sent, {expensive_answers} answered{}",
+                shared.expensive_sent.load(Ordering::Relaxed),
+                expensive_last.map_or(String::new(), |s| format!(
+                    ", the last {s:.2} s into the window"
+                ))
+            );
         }
         println!(
             "load generator: RSS {} MiB, CPU {} s",

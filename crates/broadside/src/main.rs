@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 mod bench;
 mod load;
 mod play;
+mod plot;
 mod serve;
 
 #[derive(Parser)]
@@ -44,7 +45,15 @@ enum Commands {
     /// connections or handshakes such as a 503, unexpected closes, answers
     /// later than 10 s) are counted from the first connection on and never
     /// stop the run; a failed game starts again on new connections.
+    ///
+    /// --probe-ms adds a connection that pings the server through the window
+    /// (ping_p50_ms, ping_p99_ms, ping_max_ms); --expensive adds two
+    /// connections that flood the server with costly set_options frames at
+    /// the window's start (expensive_answers). With --games 0 only those run.
     Load(load::LoadArgs),
+    /// Draws latency against load (p50 and p99 against shots per second) as
+    /// an SVG chart from the JSON lines of `broadside load --json`.
+    Plot(plot::PlotArgs),
 }
 
 fn main() -> Result<()> {
@@ -60,6 +69,7 @@ fn main() -> Result<()> {
         Some(Commands::Play(args)) => play::run(args),
         Some(Commands::Bench(args)) => bench::run(args),
         Some(Commands::Load(args)) => load::run(args),
+        Some(Commands::Plot(args)) => plot::run(args),
         None => serve::run(serve::ServeArgs::default()),
     }
 }

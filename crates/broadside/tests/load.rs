@@ -153,6 +153,82 @@ fn ten_games_run_over_fifteen_connections_without_errors() {
         "{report}"
     );
     assert!(report["client_cpu_seconds"].as_f64().is_some(), "{report}");
+    // No probe, no attack: their fields are there, empty.
+    assert_eq!(report["pings"], 0, "{report}");
+    assert!(report["ping_p99_ms"].is_null(), "{report}");
+    assert_eq!(report["expensive_answers"], 0, "{report}");
+    assert_eq!(report["extra_connections"], 0, "{report}");
+}
+
+#[test]
+fn the_probe_and_the_attack_run_without_games() {
+    let server = serve("probe");
+    let report = load(
+        &server,
+        &[
+            "--games",
+            "0",
+            "--expensive",
+            "2",
+            "--probe-ms",
+            "20",
+            "--seconds",
+            "3",
+        ],
+    );
+    assert_eq!(report["games"], 0, "{report}");
+    assert_eq!(report["connections"], 0, "{report}");
+    assert_eq!(report["shots"], 0, "{report}");
+    assert!(report["p99_ms"].is_null(), "{report}");
+    assert_eq!(report["errors"], 0, "{report}");
+    // The probe and the two attackers.
+    assert_eq!(report["extra_connections"], 3, "{report}");
+    // A ping every 20 ms for 3 s, each answered.
+    let pings = report["pings"].as_u64().expect("pings is a count");
+    assert!((100..=151).contains(&pings), "{report}");
+    assert_eq!(report["pings_lost"], 0, "{report}");
+    let p50 = report["ping_p50_ms"]
+        .as_f64()
+        .expect("ping_p50_ms is a number");
+    let p99 = report["ping_p99_ms"]
+        .as_f64()
+        .expect("ping_p99_ms is a number");
+    let max = report["ping_max_ms"]
+        .as_f64()
+        .expect("ping_max_ms is a number");
+    assert!(0.0 <= p50 && p50 <= p99 && p99 <= max, "{report}");
+    // Two frames from each attacker, answered (by a refusal: the fleet does
+    // not fit) as the server gets through the fit checks.
+    assert_eq!(report["expensive_sent"], 4, "{report}");
+    let answers = report["expensive_answers"]
+        .as_u64()
+        .expect("expensive_answers is a count");
+    assert!((1..=4).contains(&answers), "{report}");
+    assert!(
+        report["expensive_last_answer_seconds"]
+            .as_f64()
+            .is_some_and(|s| s > 0.0 && s <= 3.5),
+        "{report}"
+    );
+}
+
+#[test]
+fn no_games_and_nothing_else_is_refused() {
+    let output = Command::new(env!("CARGO_BIN_EXE_broadside"))
+        .args([
+            "load",
+            "--addr",
+            "127.0.0.1:9",
+            "--games",
+            "0",
+            "--seconds",
+            "1",
+        ])
+        .output()
+        .expect("the broadside binary starts");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("--probe-ms"), "{stderr}");
 }
 
 #[test]

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# Measures Broadside under load and draws the result: builds the release
+# binary, then for every run starts a fresh `broadside serve` (temporary
+# database, limits raised for many connections from loopback, default bot
+# delay) on a free loopback port, drives it with `broadside load --json` and
+# stops it again, so each run starts from an empty server.
+#
+# Runs, each on its own server:
+#   - the sweep: one run per game count of PERF_GAMES for PERF_SECONDS each,
+#     one JSON line per run in docs/perf/sweep.jsonl (recreated);
+#   - the attack: no games, two connections sending PERF_EXPENSIVE costly
+#     set_options frames each while a probe pings every 20 ms
+#     (docs/perf/attack.json);
+#   - a probe under load: PERF_PROBE_GAMES games with a ping every 50 ms
+#     (docs/perf/probe.json);
+# then draws docs/perf/latency.svg from the sweep with `broadside plot` and
+# writes a summary (docs/perf/summary.md) with each run's server CPU time.
+#
+# Environment (defaults in brackets):
+#   PERF_GAMES          game counts of the sweep ["1000 2500 5000 7500 10000"]
+#   PERF_SECONDS        measured seconds of each sweep run [20]
+#   PERF_EXPENSIVE      set_options frames per attacking connection [20]
+#   PERF_ATTACK_SECONDS measured seconds of the attack [10]
+#   PERF_PROBE_GAMES    games of the probe under load [2500]
+#   PERF_PROBE_SECONDS  measured seconds of the probe under load [20]
+#   PERF_OUT            output folder [docs/perf]
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+games_list="${PERF_GAMES:-1000 2500 5000 7500 10000}"
+seconds="${PERF_SECONDS:-20}"
+expensive="${PERF_EXPENSIVE:-20}"
+attack_seconds="${PERF_ATTACK_SECONDS:-10}"
+probe_games="${PERF_PROBE_GAMES:-2500}"
+probe_seconds="${PERF_PROBE_SECONDS:-20}"
+out="${PERF_OUT:-docs/perf}"
+
+cargo build --release -p broadside
+bin="${CARGO_TARGET_DIR:-$root/target}/release/broadside"
+case "$bin" in
+  /*) ;;
+  *) bin="$root/$bin" ;;
+esac
+
+work="$(mktemp -d)"
+server_pid=""
+
+stop_server() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+  fi
+}
+
+cleanup() {
+  stop_server
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Starts a fresh server on a free loopback port (port 0: the system picks it)
+# and sets $addr from the address it prints.
+start_server() {
+  local name="$1"
+  rm -f "$work"/db.sqlite*
+  : >"$work/server-$name.log"
+  "$bin" serve --addr 127.0.0.1:0 --db "$work/db.sqlite" \
+    --max-connections 19000 --max-per-address 1000 \
+    --rooms-per-minute 100000 --room-burst 100000 \
+    >"$work/server-$name.log" 2>&1 &
+  server_pid=$!
+  addr=""
+  for _ in $(seq 1 100); do
+    addr="$(sed -n 's|.*http://\([0-9.]*:[0-9]*\)/.*|\1|p' "$work/server-$name.log" | head -n 1 || true)"
+    if [ -n "$addr" ]; then
+      return 0
+    fi
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+      break
+    fi
+    sleep 0.1
+  done
+  echo "perf: the server did not start:" >&2
+  cat "$work/server-$name.log" >&2
+  exit 1
+}
+
+# Runs `broadside load --json` with the given arguments on a fresh server and
+# prints its JSON line (its progress goes to stderr).
+load_run() {
+  local name="$1"
+  shift
+  start_server "$name"
+  echo "perf: $name on $addr: broadside load $*" >&2
+  local line
+  line="$("$bin" load --addr "$addr" --server-pid "$server_pid" --json "$@" | tail -n 1)"
+  stop_server
+  echo "$line"
+}
+
+# The value of a top-level scalar field of a JSON line ("null" when absent).
+field() {
+  local value
+  value="$(printf '%s\n' "$2" | sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p")"
+  echo "${value:-null}"
+}
+
+mkdir -p "$out"
+# Other work on the machine skews the numbers: its load is noted.
+load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
+: >"$out/sweep.jsonl"
+for games in $games_list; do
+  load_run "sweep-$games" --games "$games" --seconds "$seconds" >>"$out/sweep.jsonl"
+done
+load_run attack --games 0 --expensive "$expensive" --probe-ms 20 \
+  --seconds "$attack_seconds" >"$out/attack.json"
+load_run probe --games "$probe_games" --probe-ms 50 --seconds "$probe_seconds" \
+  >"$out/probe.json"
+
+"$bin" plot --input "$out/sweep.jsonl" --output "$out/latency.svg" \
+  --title "Broadside: shot latency against load ($(nproc) cores for server and load generator)"
+
+{
+  echo "# Broadside under load"
+  echo
+  echo "Written by scripts/perf.sh on $(date -u +%Y-%m-%d) on a machine with $(nproc) cores,"
+  echo "shared by the server and the load generator. Each run on a fresh server;"
+  echo "the raw reports are sweep.jsonl, attack.json and probe.json, the chart latency.svg."
+  echo "Load average (1, 5, 15 min) before the runs: $load_before; after: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo
+  echo "## Sweep (${seconds} s measured per run)"
+  echo
+  echo "| games | connections | shots/s | p50 ms | p99 ms | max ms | errors | server CPU s | server RSS MiB (max) |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  while IFS= read -r line; do
+    [ -n "$line" ] || continue
+    echo "| $(field games "$line")/$(field games_requested "$line") | $(field connections "$line") | $(field shots_per_second "$line") | $(field p50_ms "$line") | $(field p99_ms "$line") | $(field max_ms "$line") | $(field errors "$line") | $(field server_cpu_seconds "$line") | $(field server_rss_max_mib "$line") |"
+  done <"$out/sweep.jsonl"
+  echo
+  echo "## Probes"
+  echo
+  echo "| run | games | pings | ping p50 ms | ping p99 ms | ping max ms | expensive answers / sent | last answer s | shot p99 ms | errors | server CPU s |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  for run in attack probe; do
+    line="$(cat "$out/$run.json")"
+    echo "| $run | $(field games "$line") | $(field pings "$line") | $(field ping_p50_ms "$line") | $(field ping_p99_ms "$line") | $(field ping_max_ms "$line") | $(field expensive_answers "$line") / $(field expensive_sent "$line") | $(field expensive_last_answer_seconds "$line") | $(field p99_ms "$line") | $(field errors "$line") | $(field server_cpu_seconds "$line") |"
+  done
+} >"$out/summary.md"
+
+cat "$out/summary.md"
+echo "perf: wrote $out/sweep.jsonl, attack.json, probe.json, latency.svg, summary.md" >&2
