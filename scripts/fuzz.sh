@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 # The targets, in the order they run: fuzz/fuzz_targets/<name>.rs, with seeds in
 # fuzz/seeds/<name>/ and, if present, a dictionary in fuzz/dicts/<name>.dict.
 # A new target is added here (and as a [[bin]] of fuzz/Cargo.toml).
-TARGETS=(referee engine_setup engine_commands save_load)
+TARGETS=(referee engine_setup engine_commands save_load server_frames)
 
 SECONDS_EACH="${1:-30}"
 if ! [[ "$SECONDS_EACH" =~ ^[0-9]+$ ]] || [ "$SECONDS_EACH" -eq 0 ]; then
