@@ -120,8 +120,10 @@ for target in "${RUN[@]}"; do
   if [ "$status" -ne 0 ] || [ -e "${crashes[0]}" ]; then
     failed+=("$target")
     summary+=("$target: FAILED (exit $status) after ${runs:-?} runs")
-    echo "!! $target failed (exit $status); the end of its log:"
-    grep -v -e '^#[0-9]' -e 'NEW_FUNC' -e '# Uses:' -e '^"' "$log" | tail -n 40
+    echo "!! $target failed (exit $status):"
+    grep -A 2 -e 'panicked at' -e '^==[0-9]*==ERROR' "$log" | head -n 20 || true
+    echo "!! the end of its log:"
+    grep -v -e '^#[0-9]' -e 'NEW_FUNC' -e '# Uses:' -e '^"' -e '^ *#[0-9]* 0x' "$log" | tail -n 25 || true
     mkdir -p "fuzz/artifacts/$target"
     for artifact in "${crashes[@]}"; do
       [ -e "$artifact" ] || continue
