@@ -16,8 +16,18 @@ cd "$(dirname "$0")/.."
 
 # The targets, in the order they run: fuzz/fuzz_targets/<name>.rs, with seeds in
 # fuzz/seeds/<name>/ and, if present, a dictionary in fuzz/dicts/<name>.dict.
-# A new target is added here (and as a [[bin]] of fuzz/Cargo.toml).
-TARGETS=(referee engine_setup engine_commands save_load server_frames)
+# A new target is added here (and as a [[bin]] of fuzz/Cargo.toml), with its build:
+#   compares  libFuzzer traces comparisons, which finds the words and numbers a
+#             text input must hold but makes every run slower;
+#   plain     no comparison tracing, several times faster: for targets that
+#             decode their bytes into structured choices.
+TARGETS=(
+  "referee compares"
+  "engine_setup plain"
+  "engine_commands plain"
+  "save_load compares"
+  "server_frames compares"
+)
 
 SECONDS_EACH="${1:-30}"
 if ! [[ "$SECONDS_EACH" =~ ^[0-9]+$ ]] || [ "$SECONDS_EACH" -eq 0 ]; then
@@ -25,7 +35,24 @@ if ! [[ "$SECONDS_EACH" =~ ^[0-9]+$ ]] || [ "$SECONDS_EACH" -eq 0 ]; then
   exit 2
 fi
 SANITIZER="${FUZZ_SANITIZER:-address}"
-read -r -a RUN <<<"${FUZZ_TARGETS:-${TARGETS[*]}}"
+declare -A BUILD=()
+ALL=()
+for entry in "${TARGETS[@]}"; do
+  read -r name build <<<"$entry"
+  case "$build" in
+    compares | plain) ;;
+    *) echo "fuzz target '$name': unknown build '$build'" >&2; exit 2 ;;
+  esac
+  ALL+=("$name")
+  BUILD[$name]="$build"
+done
+read -r -a RUN <<<"${FUZZ_TARGETS:-${ALL[*]}}"
+for target in "${RUN[@]}"; do
+  if [ -z "${BUILD[$target]:-}" ]; then
+    echo "unknown fuzz target '$target' (targets: ${ALL[*]})" >&2
+    exit 2
+  fi
+done
 # libFuzzer's limits: no input may take more memory or time than this.
 LIMITS=(-rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10)
 
@@ -49,12 +76,24 @@ fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/broadside-fuzz.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
-echo "== building the fuzz targets (sanitizer: $SANITIZER)"
-if ! (cd fuzz && cargo fuzz build --sanitizer "$SANITIZER") >"$work/build.log" 2>&1; then
-  tail -n 60 "$work/build.log"
-  echo "building the fuzz targets failed" >&2
-  exit 1
-fi
+# The cargo-fuzz options of a build kind; each kind builds in its own directory
+# under fuzz/target, so switching between them rebuilds nothing.
+build_options() {
+  case "$1" in
+    compares) echo "--sanitizer $SANITIZER --target-dir target/compares" ;;
+    plain) echo "--sanitizer $SANITIZER --no-trace-compares --target-dir target/plain" ;;
+  esac
+}
+
+for kind in $(for target in "${RUN[@]}"; do echo "${BUILD[$target]}"; done | sort -u); do
+  echo "== building the fuzz targets ($kind, sanitizer: $SANITIZER)"
+  # shellcheck disable=SC2046 # the options are words
+  if ! (cd fuzz && cargo fuzz build $(build_options "$kind")) >"$work/build-$kind.log" 2>&1; then
+    tail -n 60 "$work/build-$kind.log"
+    echo "building the fuzz targets failed" >&2
+    exit 1
+  fi
+done
 
 failed=()
 summary=()
@@ -73,7 +112,8 @@ for target in "${RUN[@]}"; do
   fi
   echo "== fuzzing $target for ${SECONDS_EACH}s"
   status=0
-  (cd fuzz && cargo fuzz run --sanitizer "$SANITIZER" "$target" "$corpus" -- "${args[@]}") \
+  # shellcheck disable=SC2046 # the options are words
+  (cd fuzz && cargo fuzz run $(build_options "${BUILD[$target]}") "$target" "$corpus" -- "${args[@]}") \
     >"$log" 2>&1 || status=$?
   runs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)"
   rate="$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)"
@@ -81,15 +121,17 @@ for target in "${RUN[@]}"; do
   if [ "$status" -ne 0 ] || [ -e "${crashes[0]}" ]; then
     failed+=("$target")
     summary+=("$target: FAILED (exit $status) after ${runs:-?} runs")
-    echo "!! $target failed (exit $status); the end of its log:"
-    grep -v -e '^#[0-9]' -e 'NEW_FUNC' -e '# Uses:' -e '^"' "$log" | tail -n 40
+    echo "!! $target failed (exit $status):"
+    grep -A 2 -e 'panicked at' -e '^==[0-9]*==ERROR' "$log" | head -n 20 || true
+    echo "!! the end of its log:"
+    grep -v -e '^#[0-9]' -e 'NEW_FUNC' -e '# Uses:' -e '^"' -e '^ *#[0-9]* 0x' "$log" | tail -n 25 || true
     mkdir -p "fuzz/artifacts/$target"
     for artifact in "${crashes[@]}"; do
       [ -e "$artifact" ] || continue
       kept="fuzz/artifacts/$target/$(basename "$artifact")"
       cp "$artifact" "$kept"
       echo "!! input kept in $kept; replay it with:"
-      echo "   (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run --sanitizer $SANITIZER $target artifacts/$target/$(basename "$artifact"))"
+      echo "   (cd fuzz && RUSTC_BOOTSTRAP=1 cargo fuzz run $(build_options "${BUILD[$target]}") $target artifacts/$target/$(basename "$artifact"))"
       echo "!! the input, base64: $(base64 -w0 <"$artifact")"
     done
   else

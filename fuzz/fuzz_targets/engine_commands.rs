@@ -11,7 +11,9 @@
 
 use arbitrary::Unstructured;
 use broadside_engine::Game;
-use broadside_fuzz::{check_views, command, milestone, preset_setup, query, Table, MAX_COMMANDS};
+use broadside_fuzz::{
+    check_views, command, milestone, preset_setup, query, RefusalCheck, Table, MAX_COMMANDS,
+};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -23,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
     let mut game = Game::new(&setup).expect("every preset setup is valid");
     let table = Table::of(&game);
     check_views(&game, &[], true);
-    let mut saved: Option<String> = None;
+    let mut check = RefusalCheck::default();
     for _ in 0..MAX_COMMANDS {
         let Ok(op) = u.arbitrary::<u8>() else {
             break;
@@ -37,25 +39,8 @@ fuzz_target!(|data: &[u8]| {
         let Ok(command) = command(&mut u, &game, &table) else {
             break;
         };
-        // Saving is the costly part, so a save is made only for a refusal and
-        // kept while the game does not change (refusals often come in a row).
-        let snapshot = saved.is_none().then(|| game.clone());
-        match game.apply(command.clone()) {
-            Ok(events) => {
-                saved = None;
-                check_views(&game, &events, milestone(&events));
-            }
-            Err(error) => {
-                let before = saved
-                    .take()
-                    .or_else(|| snapshot.map(|g| g.save()))
-                    .expect("a snapshot is taken whenever no save is kept");
-                let after = game.save();
-                if before != after {
-                    panic!("{command:?} was refused ({error}) but changed the game");
-                }
-                saved = Some(after);
-            }
+        if let Some(events) = check.apply(&mut game, command) {
+            check_views(&game, &events, milestone(&events));
         }
     }
     check_views(&game, &[], true);

@@ -193,11 +193,11 @@ impl Table {
 pub fn seat(u: &mut Unstructured, game: &Game, table: &Table) -> Result<usize> {
     let b: u8 = u.arbitrary()?;
     Ok(match b {
-        0..=0x7f => b as usize % table.seats,
+        0..=0x7f => b as usize % table.seats.max(1),
         0x80..=0xef => {
             let movers = game.to_move();
             if movers.is_empty() {
-                b as usize % table.seats
+                b as usize % table.seats.max(1)
             } else {
                 movers[b as usize % movers.len()]
             }
@@ -222,7 +222,7 @@ pub fn board(u: &mut Unstructured, table: &Table) -> Result<usize> {
 pub fn coordinate(u: &mut Unstructured, side: u16) -> Result<u16> {
     let b: u8 = u.arbitrary()?;
     Ok(match b {
-        0..=0xef => b as u16 % (side + 2),
+        0..=0xef => (b as u32 % (side as u32 + 2)) as u16,
         _ => u16::MAX - (b - 0xf0) as u16,
     })
 }
@@ -249,12 +249,12 @@ pub fn ship_type(u: &mut Unstructured, game: &Game) -> Result<String> {
     let catalogue = &game.rules().catalogue;
     let b: u8 = u.arbitrary()?;
     Ok(match b {
-        0..=0xef => catalogue[b as usize % catalogue.len()].id.clone(),
-        0xf0..=0xf7 => String::new(),
-        _ => {
+        0..=0xef if !catalogue.is_empty() => catalogue[b as usize % catalogue.len()].id.clone(),
+        0xf0..=0xff => {
             let s: &str = u.arbitrary()?;
             s.to_string()
         }
+        _ => String::new(),
     })
 }
 
@@ -603,7 +603,7 @@ fn distinct<T: Copy>(u: &mut Unstructured, from: &[T], n: usize) -> Result<Vec<T
 /// A query the server and the clients make with a player's input between
 /// commands; none may panic, and none changes the game (they take `&Game`).
 pub fn query(u: &mut Unstructured, game: &Game, table: &Table) -> Result<()> {
-    let seat = u.arbitrary::<u8>()? as usize % table.seats;
+    let seat = u.arbitrary::<u8>()? as usize % table.seats.max(1);
     match u.arbitrary::<u8>()? % 4 {
         0 => {
             let ships = if u.arbitrary()? {
@@ -671,4 +671,220 @@ pub fn milestone(events: &[Event]) -> bool {
     events
         .iter()
         .any(|e| matches!(e, Event::PhaseChanged { .. } | Event::GameOver { .. }))
+}
+
+/// One JSON token that [`mutate_json`] may change, as a byte range of the text.
+enum Token {
+    Number(usize, usize),
+    /// A string value (not an object key).
+    Str(usize, usize),
+    Literal(usize, usize),
+    /// An array and the ranges of its elements.
+    Array(usize, usize, Vec<(usize, usize)>),
+}
+
+/// The tokens of a JSON text (without checking that it is valid JSON).
+fn json_tokens(text: &[u8]) -> Vec<Token> {
+    enum Open {
+        Array(usize, Vec<(usize, usize)>, usize),
+        Object,
+    }
+    let mut tokens = Vec::new();
+    let mut stack: Vec<Open> = Vec::new();
+    let mut i = 0;
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                let start = i;
+                i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    i += if text[i] == b'\\' { 2 } else { 1 };
+                }
+                let end = (i + 1).min(text.len());
+                let next = text[end..].iter().find(|b| !b.is_ascii_whitespace());
+                if next != Some(&b':') {
+                    tokens.push(Token::Str(start, end));
+                }
+                i = end;
+                continue;
+            }
+            b'-' | b'0'..=b'9' => {
+                let start = i;
+                while i < text.len()
+                    && matches!(text[i], b'-' | b'+' | b'.' | b'e' | b'E' | b'0'..=b'9')
+                {
+                    i += 1;
+                }
+                tokens.push(Token::Number(start, i));
+                continue;
+            }
+            b't' | b'f' | b'n' => {
+                let start = i;
+                while i < text.len() && text[i].is_ascii_alphabetic() {
+                    i += 1;
+                }
+                tokens.push(Token::Literal(start, i));
+                continue;
+            }
+            b'[' => stack.push(Open::Array(i, Vec::new(), i + 1)),
+            b'{' => stack.push(Open::Object),
+            b',' => {
+                if let Some(Open::Array(_, elements, from)) = stack.last_mut() {
+                    elements.push((*from, i));
+                    *from = i + 1;
+                }
+            }
+            b']' => {
+                if let Some(Open::Array(start, mut elements, from)) = stack.pop() {
+                    if text[from..i].iter().any(|b| !b.is_ascii_whitespace()) {
+                        elements.push((from, i));
+                    }
+                    tokens.push(Token::Array(start, i + 1, elements));
+                }
+            }
+            b'}' => {
+                stack.pop();
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    tokens
+}
+
+/// Numbers a mutated save tries: edges of the board sides, of seat counts and of
+/// the integer types the engine uses.
+const INTERESTING: [&str; 24] = [
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "6",
+    "7",
+    "9",
+    "10",
+    "20",
+    "25",
+    "26",
+    "27",
+    "40",
+    "255",
+    "256",
+    "65535",
+    "65536",
+    "1000000",
+    "4294967295",
+    "4294967296",
+    "18446744073709551615",
+    "-1",
+];
+
+/// A structure-aware mutation of JSON text (a saved game): one to three edits
+/// that keep it JSON, so that the fuzzer gets past the parser to `Game::load`'s
+/// own checks: a number set to an edge value, a string value swapped for another
+/// of the text (enum variants, ship ids), a literal flipped, an array emptied,
+/// or one of its elements dropped, doubled or swapped. `None` if the text holds
+/// nothing to change.
+pub fn mutate_json(text: &[u8], seed: u64) -> Option<Vec<u8>> {
+    use rand::Rng;
+    let mut rng = Pcg64Mcg::seed_from_u64(seed);
+    let mut text = text.to_vec();
+    for _ in 0..rng.random_range(1..=3) {
+        let tokens = json_tokens(&text);
+        if tokens.is_empty() {
+            return None;
+        }
+        let (start, end, with): (usize, usize, Vec<u8>) =
+            match &tokens[rng.random_range(0..tokens.len())] {
+                Token::Number(s, e) => {
+                    let original = std::str::from_utf8(&text[*s..*e]).unwrap_or("0");
+                    let value = match (rng.random_range(0..4), original.parse::<i128>()) {
+                        (0, Ok(n)) => (n + 1).to_string(),
+                        (1, Ok(n)) => (n - 1).to_string(),
+                        _ => INTERESTING[rng.random_range(0..INTERESTING.len())].to_string(),
+                    };
+                    (*s, *e, value.into_bytes())
+                }
+                Token::Str(s, e) => {
+                    let strings: Vec<(usize, usize)> = tokens
+                        .iter()
+                        .filter_map(|t| match t {
+                            Token::Str(s, e) => Some((*s, *e)),
+                            _ => None,
+                        })
+                        .collect();
+                    let (os, oe) = strings[rng.random_range(0..strings.len())];
+                    (*s, *e, text[os..oe].to_vec())
+                }
+                Token::Literal(s, e) => {
+                    let value = ["true", "false", "null"][rng.random_range(0..3)];
+                    (*s, *e, value.as_bytes().to_vec())
+                }
+                Token::Array(s, e, elements) => {
+                    if elements.is_empty() || rng.random_range(0..4) == 0 {
+                        (*s, *e, b"[]".to_vec())
+                    } else {
+                        let mut parts: Vec<Vec<u8>> =
+                            elements.iter().map(|&(a, b)| text[a..b].to_vec()).collect();
+                        let i = rng.random_range(0..parts.len());
+                        match rng.random_range(0..3) {
+                            0 => {
+                                parts.remove(i);
+                            }
+                            1 => {
+                                let copy = parts[i].clone();
+                                parts.insert(i, copy);
+                            }
+                            _ => {
+                                let j = rng.random_range(0..parts.len());
+                                parts.swap(i, j);
+                            }
+                        }
+                        let mut value = b"[".to_vec();
+                        value.extend(parts.join(&b","[..]));
+                        value.push(b']');
+                        (*s, *e, value)
+                    }
+                }
+            };
+        text.splice(start..end, with);
+    }
+    Some(text)
+}
+
+/// Applies commands and checks that a refused one changes nothing: the saved
+/// game after a refusal must equal the saved game before it. Saving is the
+/// costly part, so a save is made only for a refusal and kept while the game
+/// does not change (refusals often come in a row).
+#[derive(Default)]
+pub struct RefusalCheck {
+    saved: Option<String>,
+}
+
+impl RefusalCheck {
+    /// The events of an accepted command; `None` for a refusal.
+    pub fn apply(&mut self, game: &mut Game, command: Command) -> Option<Vec<Event>> {
+        let snapshot = self.saved.is_none().then(|| game.clone());
+        match game.apply(command.clone()) {
+            Ok(events) => {
+                self.saved = None;
+                Some(events)
+            }
+            Err(error) => {
+                let before = self
+                    .saved
+                    .take()
+                    .or_else(|| snapshot.map(|g| g.save()))
+                    .expect("a snapshot is taken whenever no save is kept");
+                let after = game.save();
+                if before != after {
+                    panic!("{command:?} was refused ({error}) but changed the game");
+                }
+                self.saved = Some(after);
+                None
+            }
+        }
+    }
 }

@@ -17,8 +17,10 @@ use crate::command::{
 use crate::error::RuleError;
 use crate::geometry::{Cell, Size};
 use crate::placement::{Packer, Placement};
-use crate::rules::{Mode, Preset, Rules, SalvoMode, Setup};
-use crate::ships::{ShipAbility, SPACE_DEFAULT_FLEET};
+use crate::rules::{
+    Mode, Preset, Rules, SalvoMode, Setup, MAX_SHOTS, MAX_SIDE, MAX_SPECIAL_USES, MIN_SIDE,
+};
+use crate::ships::{self, ShipAbility, SPACE_DEFAULT_FLEET};
 
 /// What every opponent knows of a cell: the common knowledge of a board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -181,6 +183,31 @@ fn bad(message: impl Into<String>) -> RuleError {
     RuleError::BadCommand(message.into())
 }
 
+/// The shared sea of: its size and the origin of each block, in block order.
+fn shared_sea(rules: &Rules) -> (Size, Vec<Cell>) {
+    let (across, down) = match rules.seats {
+        2 => (2, 1),
+        3 => (3, 1),
+        4 => (2, 2),
+        _ => (3, 2),
+    };
+    let size = rules.board;
+    let origins = (0..across * down)
+        .map(|b| {
+            Cell::new(
+                (b % across) as u16 * size.cols,
+                (b / across) as u16 * size.rows,
+            )
+        })
+        .collect();
+    let sea = Size::new(size.cols * across as u16, size.rows * down as u16);
+    (sea, origins)
+}
+
+/// Above any round, turn or shot count a real game reaches; a save holding a
+/// larger one is refused (counters then have room to grow without overflow).
+const MAX_COUNT: u32 = 1_000_000;
+
 /// Fighters a reserve brings.
 pub const RESERVE_FIGHTERS: usize = 3;
 /// The player's turn from which the air bombardment may be used.
@@ -197,24 +224,9 @@ impl Game {
         let seats = rules.seats;
         let (boards, block_origins, seat_block) = match rules.mode {
             Mode::SharedSea => {
-                let (across, down) = match seats {
-                    2 => (2, 1),
-                    3 => (3, 1),
-                    4 => (2, 2),
-                    _ => (3, 2),
-                };
-                let size = rules.board;
-                let origins: Vec<Cell> = (0..across * down)
-                    .map(|b| {
-                        Cell::new(
-                            (b % across) as u16 * size.cols,
-                            (b / across) as u16 * size.rows,
-                        )
-                    })
-                    .collect();
+                let (sea, origins) = shared_sea(&rules);
                 let mut deal: Vec<usize> = (0..seats).collect();
                 deal.shuffle(&mut rng);
-                let sea = Size::new(size.cols * across as u16, size.rows * down as u16);
                 (vec![Board::new(sea)], origins, deal)
             }
             _ => (
@@ -284,54 +296,193 @@ impl Game {
     }
 
     /// Guards against hand-edited saves that would break invariants the code
-    /// relies on (sizes of per-seat and per-cell vectors, indices in range).
+    /// relies on: a rule set within what `Rules::resolve` allows, boards and
+    /// blocks laid out as `Game::new` lays them, ships where the boards say they
+    /// are with their intact parts counted, submitted salvos aimed at cells that
+    /// exist, and every index and counter in range.
     fn check_consistent(&self) -> Result<(), RuleError> {
-        let broken = || bad("unreadable save: inconsistent game");
-        let seats = self.rules.seats;
-        if self.seats.len() != seats || self.rules.teams.len() != seats {
-            return Err(broken());
+        let ok = |consistent: bool| {
+            if consistent {
+                Ok(())
+            } else {
+                Err(bad("unreadable save: inconsistent game"))
+            }
+        };
+        let rules = &self.rules;
+        let seats = rules.seats;
+        let catalogue = rules.catalogue.len();
+        let side = |n: u16| (MIN_SIDE..=MAX_SIDE).contains(&n);
+        let shots = |n: u32| (1..=MAX_SHOTS).contains(&n);
+        ok((2..=rules.preset.max_seats()).contains(&seats)
+            && self.seats.len() == seats
+            && rules.mode == rules.preset.mode()
+            && side(rules.board.cols)
+            && side(rules.board.rows)
+            && rules.teams.len() == seats
+            && rules.first.is_none_or(|f| f < seats)
+            && rules.fleet.iter().all(|&t| t < catalogue)
+            && shots(rules.shots_per_turn)
+            && rules.max_shots_per_turn.is_none_or(shots)
+            && shots(rules.shots_per_opponent)
+            && !(rules.shots_per_turn > 1 && rules.hit_again)
+            && !(rules.per_volley() && rules.shots_per_turn < 2)
+            && [rules.wide_uses, rules.bombard_uses, rules.radar_uses]
+                .iter()
+                .all(|&n| n <= MAX_SPECIAL_USES)
+            && !(rules.specials && rules.mode == Mode::SharedSea)
+            && !(rules.practice && (seats != 2 || rules.has_teams)))?;
+        // Ship types: small shapes; abilities only in space, whose catalogue
+        // (with the default fleet's ids) is the shop's.
+        ok(rules.catalogue.iter().all(|t| {
+            !t.shape.is_empty()
+                && t.shape
+                    .cells()
+                    .iter()
+                    .all(|&(x, y)| x < MAX_SIDE && y < MAX_SIDE)
+        }))?;
+        match rules.mode {
+            Mode::Space => ok(rules.catalogue == ships::space_catalogue())?,
+            _ => ok(rules.catalogue.iter().all(|t| t.ability.is_none()))?,
+        }
+        // The shop belongs to space; a game that is not over has two sides alive.
+        ok(self.phase != Phase::Shop || rules.mode == Mode::Space)?;
+        if self.phase != Phase::Finished {
+            let mut teams: Vec<u32> = (0..seats)
+                .filter(|&s| !self.seats[s].eliminated)
+                .map(|s| rules.teams[s])
+                .collect();
+            teams.sort_unstable();
+            teams.dedup();
+            ok(teams.len() >= 2)?;
+        }
+
+        // Boards and blocks as `Game::new` lays them out.
+        match rules.mode {
+            Mode::SharedSea => {
+                let (sea, origins) = shared_sea(rules);
+                let mut dealt = self.seat_block.clone();
+                dealt.sort_unstable();
+                dealt.dedup();
+                ok(self.boards.len() == 1
+                    && self.boards[0].size == sea
+                    && self.block_revealed.len() == origins.len()
+                    && self.seat_block.len() == seats
+                    && dealt.len() == seats
+                    && dealt.iter().all(|&b| b < origins.len())
+                    && self.block_origins == origins)?;
+            }
+            _ => ok(self.boards.len() == seats
+                && self.boards.iter().all(|b| b.size == rules.board)
+                && self.block_origins.is_empty()
+                && self.seat_block.is_empty()
+                && self.block_revealed.is_empty())?,
         }
         for board in &self.boards {
             let n = board.size.cell_count();
-            if board.ship_at.len() != n || board.shot.len() != n || board.mark.len() != n {
-                return Err(broken());
+            ok(board.ship_at.len() == n && board.shot.len() == n && board.mark.len() == n)?;
+        }
+
+        // Ships: in their owner's waters, on cells whose `ship_at` names them
+        // (and on no others), with the parts not shot counted as intact.
+        for (index, ship) in self.ships.iter().enumerate() {
+            ok(ship.owner < seats && ship.type_index < catalogue)?;
+            let (board, origin, area) = self.placement_area(ship.owner);
+            ok(ship.board == board
+                && ship.cells.len() == rules.catalogue[ship.type_index].shape.len())?;
+            let b = &self.boards[board];
+            for &cell in &ship.cells {
+                ok(cell.col >= origin.col
+                    && cell.row >= origin.row
+                    && cell.col - origin.col < area.cols
+                    && cell.row - origin.row < area.rows
+                    && b.size.contains(cell)
+                    && b.ship_at[b.size.index(cell)] as usize == index + 1)?;
             }
-            if board.ship_at.iter().any(|&s| s as usize > self.ships.len()) {
-                return Err(broken());
+            let intact = ship
+                .cells
+                .iter()
+                .filter(|&&c| !b.shot[b.size.index(c)])
+                .count();
+            ok(ship.intact as usize == intact && (!ship.sunk || intact == 0))?;
+        }
+        let laid: usize = self.ships.iter().map(|s| s.cells.len()).sum();
+        let named: usize = self
+            .boards
+            .iter()
+            .map(|b| b.ship_at.iter().filter(|&&s| s != 0).count())
+            .sum();
+        ok(laid == named)?;
+
+        // Seats: each ship in its owner's list once, fleets of known types,
+        // counters in range.
+        let mut listed = vec![false; self.ships.len()];
+        for (s, seat) in self.seats.iter().enumerate() {
+            ok(seat.fleet.iter().all(|&t| t < catalogue)
+                && seat.round <= MAX_COUNT
+                && seat.ability_used.iter().flatten().all(|&r| r <= MAX_COUNT)
+                && seat.special_uses.iter().all(|&n| n <= MAX_SPECIAL_USES))?;
+            for &i in &seat.ships {
+                ok(i < listed.len() && !listed[i] && self.ships[i].owner == s)?;
+                listed[i] = true;
             }
         }
-        for ship in &self.ships {
-            if ship.owner >= seats
-                || ship.board >= self.boards.len()
-                || ship.type_index >= self.rules.catalogue.len()
-                || ship
-                    .cells
-                    .iter()
-                    .any(|&c| !self.boards[ship.board].size.contains(c))
-            {
-                return Err(broken());
-            }
-        }
-        let ship_count = self.ships.len();
-        let catalogue = self.rules.catalogue.len();
-        for seat in &self.seats {
-            if seat.ships.iter().any(|&s| s >= ship_count)
-                || seat.fleet.iter().any(|&t| t >= catalogue)
-            {
-                return Err(broken());
-            }
-        }
-        if let Turn::Duel { seat, .. } = self.turn {
-            if seat >= seats {
-                return Err(broken());
-            }
-        }
-        if let Turn::Salvo {
-            first, submissions, ..
-        } = &self.turn
-        {
-            if *first >= seats || submissions.len() != seats {
-                return Err(broken());
+        ok(listed.iter().all(|&l| l))?;
+
+        ok(self.scans.iter().all(|scan| {
+            scan.seat < seats
+                && scan.board < self.boards.len()
+                && self.boards[scan.board].size.contains(scan.at)
+        }))?;
+        ok(self.salvo_rounds <= MAX_COUNT
+            && self.last_round_first.is_none_or(|f| f < seats)
+            && self.winners.iter().all(|&w| w < seats))?;
+
+        // The turn, and the salvos submitted in an open round: aimed at cells
+        // that exist, with actions this game has (they resolve unchecked).
+        match &self.turn {
+            Turn::None => {}
+            Turn::Duel { seat, shots } => ok(*seat < seats
+                && *shots <= MAX_COUNT
+                && (rules.shots_per_turn == 1 || *shots <= rules.shots_per_turn))?,
+            Turn::Salvo {
+                number,
+                first,
+                submissions,
+            } => {
+                ok(*number <= MAX_COUNT && *first < seats && submissions.len() == seats)?;
+                for (seat, submission) in submissions.iter().enumerate() {
+                    let Some(submission) = submission else {
+                        continue;
+                    };
+                    for target in &submission.shots {
+                        ok(self.check_aim(seat, target.board, Some(target.at)).is_ok())?;
+                    }
+                    let Some(action) = &submission.action else {
+                        continue;
+                    };
+                    let kind = action.kind();
+                    ok(self.check_action_aim(seat, action).is_ok())?;
+                    if kind.is_special() {
+                        ok(rules.specials
+                            && self.seats[seat].special_uses[Self::special_slot(kind)] > 0)?;
+                    } else {
+                        ok(rules.mode == Mode::Space)?;
+                    }
+                    if let Action::Reserve {
+                        cells: Some(cells), ..
+                    } = action
+                    {
+                        let (board, origin, area) = self.placement_area(seat);
+                        let size = self.boards[board].size;
+                        ok(cells.iter().all(|&c| {
+                            size.contains(c)
+                                && c.col >= origin.col
+                                && c.row >= origin.row
+                                && c.col - origin.col < area.cols
+                                && c.row - origin.row < area.rows
+                        }))?;
+                    }
+                }
             }
         }
         Ok(())

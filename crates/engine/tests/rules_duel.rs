@@ -1119,6 +1119,77 @@ fn r_10_4_a_saved_game_continues_exactly() {
     ));
 }
 
+/// `saved` with the value of the first `"key":` replaced by `value` (JSON text).
+fn edit_save(saved: &str, key: &str, value: &str) -> String {
+    let pattern = format!("\"{key}\":");
+    let start = saved.find(&pattern).expect("the save has the key") + pattern.len();
+    let rest = &saved[start..];
+    let end = if rest.starts_with(['[', '{']) {
+        let mut depth = 0;
+        rest.char_indices()
+            .find_map(|(i, c)| {
+                match c {
+                    '[' | '{' => depth += 1,
+                    ']' | '}' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i + 1)
+            })
+            .expect("the brackets match")
+    } else {
+        rest.find([',', ']', '}']).expect("the value ends")
+    };
+    format!("{}{value}{}", &saved[..start], &rest[end..])
+}
+
+#[test]
+fn r_10_4_a_hand_edited_save_that_breaks_the_games_invariants_is_refused() {
+    // Found with the save_load fuzz target's JSON edits of saves, and by editing
+    // saves the same way by hand: each of these loaded, and the referee then
+    // panicked on `state`, `view` or a later move.
+    let mut shared = Game::new(&Setup {
+        preset: Preset::Shared,
+        seats: 3,
+        seed: 1,
+        options: Options::default(),
+        teams: None,
+    })
+    .unwrap();
+    let mut space = Game::new(&setup(Preset::Space, 2, Options::default())).unwrap();
+    space.apply(Command::Timeout).unwrap();
+    for game in [&mut shared, &mut space] {
+        for seat in 0..game.seat_count() {
+            game.apply(Command::PlaceRandom { seat }).unwrap();
+        }
+    }
+    let (shared, space) = (shared.save(), space.save());
+    assert!(Game::load(&shared).is_ok() && Game::load(&space).is_ok());
+    let edits = [
+        (&shared, "seat_block", "[]"),
+        (&shared, "block_revealed", "[]"),
+        (&shared, "board", r#"{"cols":0,"rows":10}"#),
+        (&shared, "mode", r#""fleet_duel""#),
+        (&shared, "cells", "[[65535,0]]"),
+        (
+            &shared,
+            "scans",
+            r#"[{"seat":0,"board":5,"at":[0,0],"ship":true}]"#,
+        ),
+        (&space, "intact", "0"),
+        (&space, "round", "4294967295"),
+        (&space, "ability_used", "[4294967295,null,null,null]"),
+        (&shared, "phase", r#""shop""#),
+    ];
+    for (saved, key, value) in edits {
+        let edited = edit_save(saved, key, value);
+        assert_ne!(&edited, saved);
+        assert!(
+            matches!(Game::load(&edited), Err(RuleError::BadCommand(_))),
+            "a save with {key} = {value} must be refused"
+        );
+    }
+}
+
 // ----- R-11.3 the end ------------------------------------------------------------------------------
 
 #[test]
