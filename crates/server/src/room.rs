@@ -20,7 +20,7 @@ use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
 
 use crate::cpu::{CpuError, Key};
-use crate::db::{ChatRecord, CommandRecord, GameRecord, RoomRecord, SeatRecord};
+use crate::db::{ChatRecord, CommandRecord, DbError, GameRecord, Lease, RoomRecord, SeatRecord};
 use crate::protocol::{self, Refusal, Role, SeatChoice, SetOptions};
 use crate::secret;
 use crate::server::{now_ms, Shared};
@@ -338,6 +338,11 @@ pub struct Room {
     game: Option<Running>,
     members: BTreeMap<ConnId, Member>,
     chat: VecDeque<ChatRecord>,
+    /// This node's hold on the room; every write carries it (db.rs, "Leases").
+    lease: Lease,
+    /// A write was refused by the fence: another node owns the room now, and
+    /// this actor must stop at once.
+    fenced: bool,
 }
 
 /// Why a room could not be brought back from the database.
@@ -381,8 +386,13 @@ impl Room {
             }
             seats[seat] = Occupant::Bot(level);
         }
-        let room = Room {
+        let mut room = Room {
             id: shared.next_conn_id(),
+            lease: Lease {
+                code: code.clone(),
+                node: shared.config.node.clone(),
+                token: 0,
+            },
             shared,
             code,
             setup,
@@ -393,14 +403,19 @@ impl Room {
             game: None,
             members: BTreeMap::new(),
             chat: VecDeque::new(),
+            fenced: false,
         };
+        let config = &room.shared.config;
         let created = room
             .shared
             .db
-            .create_room(room.record(), now_ms())
+            .create_room(room.record(), now_ms(), &config.node, config.lease_ttl)
             .await
             .map_err(internal)?;
-        Ok(created.then_some(room))
+        Ok(created.map(|lease| {
+            room.lease = lease;
+            room
+        }))
     }
 
     /// A room from the database, its game replayed from the log (on the pool:
@@ -409,6 +424,7 @@ impl Room {
         shared: Arc<Shared>,
         record: RoomRecord,
         game: Option<GameRecord>,
+        lease: Lease,
     ) -> Result<Room, RestoreError> {
         let code = record.code.clone();
         let broken = |message: String| RestoreError::Broken {
@@ -439,6 +455,8 @@ impl Room {
             game: running,
             members: BTreeMap::new(),
             chat: chat.into(),
+            lease,
+            fenced: false,
         };
         room.schedule_bots();
         Ok(room)
@@ -675,7 +693,7 @@ impl Room {
                     self.seats[seat] = Occupant::Person(person.clone());
                     if let Err(error) = self.persist_room().await {
                         self.seats[seat] = Occupant::Open;
-                        return Err(internal(error));
+                        return Err(error);
                     }
                 }
             }
@@ -842,11 +860,12 @@ impl Room {
                     text,
                     at_ms: now_ms(),
                 };
-                self.shared
+                let stored = self
+                    .shared
                     .db
-                    .add_chat(self.code.clone(), line.clone())
-                    .await
-                    .map_err(internal)?;
+                    .add_chat(self.code.clone(), line.clone(), &self.lease)
+                    .await;
+                stored.map_err(|error| self.write_failed(error))?;
                 let frame = protocol::chat_frame(&line.nickname, line.seat, &line.text, line.at_ms);
                 self.chat.push_back(line);
                 if self.chat.len() > CHAT_HISTORY {
@@ -900,7 +919,7 @@ impl Room {
         };
         if let Err(error) = self.persist_room().await {
             self.seats[seat] = previous;
-            return Err(internal(error));
+            return Err(error);
         }
         self.broadcast_room();
         Ok(())
@@ -939,7 +958,7 @@ impl Room {
         self.rules = rules;
         if let Err(error) = self.persist_room().await {
             (self.setup, self.rules, self.seats) = before;
-            return Err(internal(error));
+            return Err(error);
         }
         self.broadcast_room();
         Ok(())
@@ -1013,9 +1032,10 @@ impl Room {
                 setup_json,
                 deadline.map(|d| d.unix_ms),
                 now_ms(),
+                &self.lease,
             )
-            .await
-            .map_err(internal)?;
+            .await;
+        let id = id.map_err(|error| self.write_failed(error))?;
         self.game_number = record.game_number;
         self.game = Some(Running {
             id,
@@ -1076,12 +1096,12 @@ impl Room {
             summary_changed: running.game.phase() != before.phase()
                 || running.game.to_move() != before.to_move(),
         };
-        if let Err(error) = self.shared.db.record_command(record).await {
+        if let Err(error) = self.shared.db.record_command(record, &self.lease).await {
             // Not stored means not accepted: the game goes back to where it was.
             if let Some(running) = self.game.as_mut() {
                 running.game = before;
             }
-            return Err(internal(error));
+            return Err(self.write_failed(error));
         }
         let running = self
             .game
@@ -1355,8 +1375,26 @@ impl Room {
         }
     }
 
-    async fn persist_room(&self) -> Result<(), crate::db::DbError> {
-        self.shared.db.save_room(self.record(), now_ms()).await
+    async fn persist_room(&mut self) -> Result<(), Refusal> {
+        let stored = self
+            .shared
+            .db
+            .save_room(self.record(), now_ms(), &self.lease)
+            .await;
+        stored.map_err(|error| self.write_failed(error))
+    }
+
+    /// The refusal for a failed write; a fenced one also ends this actor (the
+    /// room belongs to another node now, and its members join it there).
+    fn write_failed(&mut self, error: DbError) -> Refusal {
+        if matches!(error, DbError::Fenced(_)) {
+            self.fenced = true;
+            return Refusal::new(
+                "moved",
+                "the room has moved to another server; you are being reconnected to it",
+            );
+        }
+        internal(error)
     }
 
     /// The pool's fairness key for work a connection asks for: its address.

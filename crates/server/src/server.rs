@@ -70,6 +70,13 @@ pub struct Config {
     /// (or one room) may have waiting there.
     pub cpu_threads: usize,
     pub cpu_jobs_per_client: usize,
+    /// This node's name in a cluster (unique per node; leases name it).
+    pub node: String,
+    /// The NATS server of a cluster (`nats://HOST:PORT`); `None` runs alone.
+    pub bus: Option<String>,
+    /// How long a node's hold on a room lasts unless renewed (renewed every
+    /// third of it): a dead node's rooms move on within about this time.
+    pub lease_ttl: Duration,
 }
 
 impl Default for Config {
@@ -95,6 +102,9 @@ impl Default for Config {
             outbox_bytes: 1 << 20,
             cpu_threads: std::thread::available_parallelism().map_or(2, |n| n.get()),
             cpu_jobs_per_client: 4,
+            node: "local".into(),
+            bus: None,
+            lease_ttl: Duration::from_secs(6),
         }
     }
 }
@@ -188,10 +198,18 @@ impl Shared {
                 return Ok(Some(sender.clone()));
             }
         }
+        let config = &self.config;
+        let Some(lease) = self
+            .db
+            .acquire(code.to_string(), &config.node, config.lease_ttl)
+            .await?
+        else {
+            return Ok(None);
+        };
         let Some((record, game)) = self.db.load_room(code.to_string()).await? else {
             return Ok(None);
         };
-        let room = Room::restore(self.clone(), record, game)
+        let room = Room::restore(self.clone(), record, game, lease)
             .await
             .map_err(|e| DbError::Corrupt(e.to_string()))?;
         let (sender, inbox) = mpsc::channel(ROOM_INBOX);

@@ -1,0 +1,786 @@
+//! The SQLite backend (the single-node default): one connection on a thread
+//! of its own does every read and write (the *writer*); async tasks hand it
+//! closures and wait for the answer, so no task ever blocks an async worker on
+//! SQLite. The writer does **group commit**: it takes every job waiting in its
+//! queue, runs each in a savepoint of one transaction (a failing job rolls back
+//! alone), commits once, and only then answers each job. A caller therefore
+//! hears "stored" only after its write is committed, and under load many
+//! rooms' commands share one commit.
+//!
+//! One process owns the file, so leases are trivial here: every room belongs
+//! to this process (token 0).
+
+use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::{ChatRecord, CommandRecord, DbError, GameRecord, MyGame, RoomRecord, SeatRecord};
+use tokio::sync::{mpsc, oneshot};
+
+/// The migrations, in order; `PRAGMA user_version` counts those applied.
+const MIGRATIONS: &[&str] = &[
+    r#"
+CREATE TABLE players (
+    id          INTEGER PRIMARY KEY,
+    token_hash  BLOB NOT NULL UNIQUE,
+    nickname    TEXT NOT NULL,
+    created_ms  INTEGER NOT NULL
+);
+CREATE TABLE rooms (
+    code        TEXT PRIMARY KEY,
+    setup       TEXT NOT NULL,
+    host        INTEGER NOT NULL,
+    game_id     INTEGER,
+    game_number INTEGER NOT NULL DEFAULT 0,
+    phase       TEXT NOT NULL,
+    to_move     TEXT NOT NULL DEFAULT '[]',
+    created_ms  INTEGER NOT NULL,
+    updated_ms  INTEGER NOT NULL
+);
+CREATE INDEX rooms_by_phase ON rooms(phase);
+CREATE TABLE seats (
+    room_code   TEXT NOT NULL REFERENCES rooms(code),
+    seat        INTEGER NOT NULL,
+    kind        TEXT NOT NULL,
+    player_id   INTEGER REFERENCES players(id),
+    level       TEXT,
+    PRIMARY KEY (room_code, seat)
+);
+CREATE INDEX seats_by_player ON seats(player_id);
+CREATE TABLE games (
+    id          INTEGER PRIMARY KEY,
+    room_code   TEXT NOT NULL REFERENCES rooms(code),
+    number      INTEGER NOT NULL,
+    setup       TEXT NOT NULL,
+    deadline_ms INTEGER,
+    finished    INTEGER NOT NULL DEFAULT 0,
+    created_ms  INTEGER NOT NULL,
+    updated_ms  INTEGER NOT NULL
+);
+CREATE TABLE commands (
+    game_id     INTEGER NOT NULL REFERENCES games(id),
+    seq         INTEGER NOT NULL,
+    command     TEXT NOT NULL,
+    at_ms       INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE chat (
+    id          INTEGER PRIMARY KEY,
+    room_code   TEXT NOT NULL REFERENCES rooms(code),
+    seat        INTEGER,
+    nickname    TEXT NOT NULL,
+    text        TEXT NOT NULL,
+    at_ms       INTEGER NOT NULL
+);
+CREATE INDEX chat_by_room ON chat(room_code, id);
+"#,
+    // The timer's deadline travels with each command, so that a command is one
+    // row written (the room's summary only changes with the phase or the turn).
+    r#"
+ALTER TABLE commands ADD COLUMN deadline_ms INTEGER;
+"#,
+];
+
+/// Jobs that may wait for the writer before callers wait to hand in more.
+const QUEUE: usize = 8192;
+/// Jobs committed together at most.
+const MAX_BATCH: usize = 2048;
+/// How long the writer waits for more jobs when it is busy.
+const GATHER: std::time::Duration = std::time::Duration::from_millis(2);
+
+/// What the writer answers once the batch's commit is known (`None`: committed).
+type Finish = Box<dyn FnOnce(Option<&str>) + Send>;
+/// One job: runs on the writer's connection inside the batch's transaction.
+type Job = Box<dyn FnOnce(&Connection) -> Finish + Send>;
+
+/// How much the writer has done (for measurements).
+#[derive(Default)]
+struct Counters {
+    commits: AtomicU64,
+    jobs: AtomicU64,
+}
+
+/// The database, shared by all tasks: a handle on the writer thread.
+pub struct Sqlite {
+    jobs: Option<mpsc::Sender<Job>>,
+    writer: Option<JoinHandle<()>>,
+    counters: Arc<Counters>,
+}
+
+impl Drop for Sqlite {
+    fn drop(&mut self) {
+        // The writer finishes the jobs already queued, then stops.
+        drop(self.jobs.take());
+        if let Some(writer) = self.writer.take() {
+            let _ = writer.join();
+        }
+    }
+}
+
+impl Sqlite {
+    /// Opens (creating if missing) the database at `path`, migrates it and
+    /// starts its writer.
+    pub fn open(path: &Path) -> Result<Sqlite, DbError> {
+        if let Some(parent) = path.parent() {
+            if !parent.as_os_str().is_empty() {
+                std::fs::create_dir_all(parent)?;
+            }
+        }
+        let conn = Connection::open(path)?;
+        // WAL with synchronous=NORMAL: a commit survives a crash of the process
+        // (the case a restart must handle) and costs no fsync per commit.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        // Rooms touch pages all over the tables: keep them in SQLite's own
+        // cache rather than read them back from the system for every write.
+        conn.pragma_update(None, "cache_size", -65536)?;
+        Sqlite::start(conn)
+    }
+
+    /// A private database in memory (measurements and unit tests).
+    pub fn open_in_memory() -> Result<Sqlite, DbError> {
+        Sqlite::start(Connection::open_in_memory()?)
+    }
+
+    fn start(mut conn: Connection) -> Result<Sqlite, DbError> {
+        conn.pragma_update(None, "foreign_keys", "ON")?;
+        conn.set_prepared_statement_cache_capacity(64);
+        conn.busy_timeout(std::time::Duration::from_secs(5))?;
+        migrate(&mut conn)?;
+        let (jobs, queue) = mpsc::channel(QUEUE);
+        let counters = Arc::new(Counters::default());
+        let writer = {
+            let counters = counters.clone();
+            std::thread::Builder::new()
+                .name("broadside-db".into())
+                .spawn(move || writer(conn, queue, &counters))?
+        };
+        Ok(Sqlite {
+            jobs: Some(jobs),
+            writer: Some(writer),
+            counters,
+        })
+    }
+
+    /// Runs `job` on the writer's connection, inside a savepoint of the next
+    /// batch, and answers once the batch is committed. An error of the job
+    /// rolls back only the job's own writes.
+    pub async fn call<T, F>(&self, job: F) -> Result<T, DbError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, DbError> + Send + 'static,
+    {
+        let (done, answer) = oneshot::channel();
+        let job: Job = Box::new(move |conn: &Connection| {
+            let result = in_savepoint(conn, job);
+            Box::new(move |commit_error: Option<&str>| {
+                let result = match (result, commit_error) {
+                    (Ok(_), Some(error)) => Err(DbError::Commit(error.to_string())),
+                    (result, _) => result,
+                };
+                let _ = done.send(result);
+            })
+        });
+        let jobs = self.jobs.as_ref().ok_or(DbError::Closed)?;
+        jobs.send(job).await.map_err(|_| DbError::Closed)?;
+        answer.await.map_err(|_| DbError::Closed)?
+    }
+
+    /// Commits made and jobs done so far (jobs per commit shows the grouping).
+    pub fn stats(&self) -> (u64, u64) {
+        (
+            self.counters.commits.load(Ordering::Relaxed),
+            self.counters.jobs.load(Ordering::Relaxed),
+        )
+    }
+
+    pub async fn player_by_token_hash(
+        &self,
+        hash: Vec<u8>,
+    ) -> Result<Option<(i64, String)>, DbError> {
+        self.call(move |conn| {
+            Ok(conn
+                .query_row(
+                    "SELECT id, nickname FROM players WHERE token_hash = ?1",
+                    [hash],
+                    |row| Ok((row.get(0)?, row.get(1)?)),
+                )
+                .optional()?)
+        })
+        .await
+    }
+
+    pub async fn create_player(
+        &self,
+        hash: Vec<u8>,
+        nickname: String,
+        now_ms: i64,
+    ) -> Result<i64, DbError> {
+        self.call(move |conn| {
+            exec(
+                conn,
+                "INSERT INTO players (token_hash, nickname, created_ms) VALUES (?1, ?2, ?3)",
+                params![hash, nickname, now_ms],
+            )?;
+            Ok(conn.last_insert_rowid())
+        })
+        .await
+    }
+
+    pub async fn set_nickname(&self, player_id: i64, nickname: String) -> Result<(), DbError> {
+        self.call(move |conn| {
+            exec(
+                conn,
+                "UPDATE players SET nickname = ?2 WHERE id = ?1",
+                params![player_id, nickname],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Stores a new room; `false` (and nothing written) if its code is taken.
+    pub async fn create_room(&self, room: RoomRecord, now_ms: i64) -> Result<bool, DbError> {
+        self.call(move |conn| {
+            let inserted = exec(
+                conn,
+                "INSERT INTO rooms (code, setup, host, game_number, phase, to_move, created_ms, updated_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) ON CONFLICT(code) DO NOTHING",
+                params![room.code, room.setup, room.host as i64, room.game_number, room.phase, room.to_move, now_ms],
+            )?;
+            if inserted == 0 {
+                return Ok(false);
+            }
+            write_seats(conn, &room)?;
+            Ok(true)
+        })
+        .await
+    }
+
+    /// Writes a room's row and seats (insert or update).
+    pub async fn save_room(&self, room: RoomRecord, now_ms: i64) -> Result<(), DbError> {
+        self.call(move |conn| {
+            exec(
+                conn,
+                "INSERT INTO rooms (code, setup, host, game_number, phase, to_move, created_ms, updated_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)
+                 ON CONFLICT(code) DO UPDATE SET setup = ?2, host = ?3, game_number = ?4, phase = ?5,
+                     to_move = ?6, updated_ms = ?7",
+                params![room.code, room.setup, room.host as i64, room.game_number, room.phase, room.to_move, now_ms],
+            )?;
+            write_seats(conn, &room)
+        })
+        .await
+    }
+
+    /// Starts a new game in a room and returns its id.
+    pub async fn start_game(
+        &self,
+        room: RoomRecord,
+        setup: String,
+        deadline_ms: Option<i64>,
+        now_ms: i64,
+    ) -> Result<i64, DbError> {
+        self.call(move |conn| {
+            exec(
+                conn,
+                "INSERT INTO games (room_code, number, setup, deadline_ms, created_ms, updated_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+                params![room.code, room.game_number, setup, deadline_ms, now_ms],
+            )?;
+            let game_id = conn.last_insert_rowid();
+            exec(
+                conn,
+                "UPDATE rooms SET game_id = ?2, game_number = ?3, phase = ?4, to_move = ?5, host = ?6, updated_ms = ?7
+                 WHERE code = ?1",
+                params![room.code, game_id, room.game_number, room.phase, room.to_move, room.host as i64, now_ms],
+            )?;
+            Ok(game_id)
+        })
+        .await
+    }
+
+    /// Appends one accepted command to a game's log with the game's new
+    /// deadline, and updates the room's summary when it changed, atomically.
+    pub async fn record_command(&self, record: CommandRecord) -> Result<(), DbError> {
+        self.call(move |conn| {
+            exec(
+                conn,
+                "INSERT INTO commands (game_id, seq, command, at_ms, deadline_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    record.game_id,
+                    record.seq as i64,
+                    record.command,
+                    record.at_ms,
+                    record.deadline_ms
+                ],
+            )?;
+            if record.finished {
+                exec(
+                    conn,
+                    "UPDATE games SET deadline_ms = NULL, finished = 1, updated_ms = ?2 WHERE id = ?1",
+                    params![record.game_id, record.at_ms],
+                )?;
+            }
+            if record.summary_changed || record.finished {
+                exec(
+                    conn,
+                    "UPDATE rooms SET phase = ?2, to_move = ?3, updated_ms = ?4 WHERE code = ?1",
+                    params![record.room_code, record.phase, record.to_move, record.at_ms],
+                )?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    /// Codes of the rooms whose game runs (started and not finished): these are
+    /// restored when the server starts, so their timers and bots go on.
+    pub async fn running_rooms(&self) -> Result<Vec<String>, DbError> {
+        self.call(|conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT code FROM rooms WHERE phase NOT IN ('lobby', 'finished') ORDER BY updated_ms",
+            )?;
+            let codes = statement
+                .query_map([], |row| row.get(0))?
+                .collect::<Result<Vec<String>, _>>()?;
+            Ok(codes)
+        })
+        .await
+    }
+
+    /// A room and its current game, if the room exists.
+    pub async fn load_room(
+        &self,
+        code: String,
+    ) -> Result<Option<(RoomRecord, Option<GameRecord>)>, DbError> {
+        self.call(move |conn| load_room(conn, &code)).await
+    }
+
+    /// The rooms (lobbies and unfinished games) where a player holds a seat,
+    /// most recently active first.
+    pub async fn my_games(&self, player_id: i64) -> Result<Vec<MyGame>, DbError> {
+        self.call(move |conn| my_games(conn, player_id)).await
+    }
+
+    pub async fn add_chat(&self, code: String, line: ChatRecord) -> Result<(), DbError> {
+        self.call(move |conn| {
+            exec(
+                conn,
+                "INSERT INTO chat (room_code, seat, nickname, text, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![
+                    code,
+                    line.seat.map(|s| s as i64),
+                    line.nickname,
+                    line.text,
+                    line.at_ms
+                ],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// The last `limit` chat lines of a room, oldest first.
+    pub async fn recent_chat(
+        &self,
+        code: String,
+        limit: usize,
+    ) -> Result<Vec<ChatRecord>, DbError> {
+        self.call(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT seat, nickname, text, at_ms FROM chat WHERE room_code = ?1 ORDER BY id DESC LIMIT ?2",
+            )?;
+            let mut lines = statement
+                .query_map(params![code, limit as i64], |row| {
+                    Ok(ChatRecord {
+                        seat: row.get::<_, Option<i64>>(0)?.map(|s| s.max(0) as usize),
+                        nickname: row.get(1)?,
+                        text: row.get(2)?,
+                        at_ms: row.get(3)?,
+                    })
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            lines.reverse();
+            Ok(lines)
+        })
+        .await
+    }
+}
+
+fn migrate(conn: &mut Connection) -> Result<(), DbError> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    for (index, migration) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(migration)?;
+        tx.pragma_update(None, "user_version", index as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}
+
+/// Runs one job in a savepoint: its writes stay only if it succeeds.
+fn in_savepoint<T>(
+    conn: &Connection,
+    job: impl FnOnce(&Connection) -> Result<T, DbError>,
+) -> Result<T, DbError> {
+    exec(conn, "SAVEPOINT job", [])?;
+    let result = job(conn);
+    if result.is_err() {
+        exec(conn, "ROLLBACK TO job", [])?;
+    }
+    exec(conn, "RELEASE job", [])?;
+    result
+}
+
+/// The writer thread: batches of waiting jobs, one transaction per batch.
+fn writer(conn: Connection, mut queue: mpsc::Receiver<Job>, counters: &Counters) {
+    let mut busy = false;
+    let report = std::env::var_os("BROADSIDE_DB_STATS").is_some();
+    let (mut window, mut window_jobs, mut window_commits) = (std::time::Instant::now(), 0u64, 0u64);
+    let (mut work, mut longest) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+    while let Some(first) = queue.blocking_recv() {
+        let started = std::time::Instant::now();
+        // Under load (the last batch held several jobs), wait a moment for
+        // more: each commit writes every page it touched, so bigger batches
+        // write far less per command.
+        if busy {
+            std::thread::sleep(GATHER);
+        }
+        let mut batch = vec![first];
+        while batch.len() < MAX_BATCH {
+            match queue.try_recv() {
+                Ok(job) => batch.push(job),
+                Err(_) => break,
+            }
+        }
+        if let Err(error) = exec(&conn, "BEGIN IMMEDIATE", []) {
+            // Nothing of this batch ran; each caller hears why.
+            let error = error.to_string();
+            for job in batch {
+                drop(job);
+            }
+            eprintln!("broadside: database: cannot begin a transaction: {error}");
+            continue;
+        }
+        let finishes: Vec<Finish> = batch.into_iter().map(|job| job(&conn)).collect();
+        let committed = exec(&conn, "COMMIT", []);
+        let error = committed.err().map(|error| {
+            let _ = exec(&conn, "ROLLBACK", []);
+            error.to_string()
+        });
+        counters.commits.fetch_add(1, Ordering::Relaxed);
+        counters
+            .jobs
+            .fetch_add(finishes.len() as u64, Ordering::Relaxed);
+        busy = finishes.len() > 1;
+        if report {
+            let took = started.elapsed();
+            work += took;
+            longest = longest.max(took);
+            window_jobs += finishes.len() as u64;
+            window_commits += 1;
+            if window.elapsed() >= std::time::Duration::from_secs(5) {
+                eprintln!(
+                    "db: {window_commits} commits, {window_jobs} jobs, busy {:.0}%, longest batch {:?}",
+                    work.as_secs_f64() * 100.0 / window.elapsed().as_secs_f64(),
+                    longest
+                );
+                (window, window_jobs, window_commits) = (std::time::Instant::now(), 0, 0);
+                (work, longest) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+            }
+        }
+        for finish in finishes {
+            finish(error.as_deref());
+        }
+    }
+}
+
+/// Runs one statement, prepared once per connection and then reused.
+fn exec(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+    conn.prepare_cached(sql)?.execute(params)
+}
+
+fn write_seats(conn: &Connection, room: &RoomRecord) -> Result<(), DbError> {
+    exec(conn, "DELETE FROM seats WHERE room_code = ?1", [&room.code])?;
+    for (seat, record) in room.seats.iter().enumerate() {
+        exec(
+                conn,
+            "INSERT INTO seats (room_code, seat, kind, player_id, level) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![room.code, seat as i64, record.kind, record.player_id, record.level],
+        )?;
+    }
+    Ok(())
+}
+
+fn seats_of(conn: &Connection, code: &str) -> Result<Vec<SeatRecord>, DbError> {
+    let mut statement = conn.prepare_cached(
+        "SELECT seats.kind, seats.player_id, players.nickname, seats.level
+         FROM seats LEFT JOIN players ON players.id = seats.player_id
+         WHERE seats.room_code = ?1 ORDER BY seats.seat",
+    )?;
+    let seats = statement
+        .query_map([code], |row| {
+            Ok(SeatRecord {
+                kind: row.get(0)?,
+                player_id: row.get(1)?,
+                nickname: row.get(2)?,
+                level: row.get(3)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(seats)
+}
+
+fn load_room(
+    conn: &Connection,
+    code: &str,
+) -> Result<Option<(RoomRecord, Option<GameRecord>)>, DbError> {
+    let row = conn
+        .query_row(
+            "SELECT setup, host, game_id, game_number, phase, to_move FROM rooms WHERE code = ?1",
+            [code],
+            |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?,
+                    row.get::<_, Option<i64>>(2)?,
+                    row.get::<_, u32>(3)?,
+                    row.get::<_, String>(4)?,
+                    row.get::<_, String>(5)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((setup, host, game_id, game_number, phase, to_move)) = row else {
+        return Ok(None);
+    };
+    let room = RoomRecord {
+        code: code.to_string(),
+        setup,
+        host: host.max(0) as usize,
+        seats: seats_of(conn, code)?,
+        game_number,
+        phase,
+        to_move,
+    };
+    let game = match game_id {
+        None => None,
+        Some(id) => {
+            let (number, setup, deadline_ms) = conn.query_row(
+                "SELECT number, setup, deadline_ms FROM games WHERE id = ?1",
+                [id],
+                |row| {
+                    Ok((
+                        row.get::<_, u32>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, Option<i64>>(2)?,
+                    ))
+                },
+            )?;
+            let mut statement = conn.prepare_cached(
+                "SELECT seq, command, deadline_ms FROM commands WHERE game_id = ?1 ORDER BY seq",
+            )?;
+            let rows = statement
+                .query_map([id], |row| {
+                    Ok((
+                        row.get::<_, i64>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, Option<i64>>(2)?,
+                    ))
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            // The deadline of the last command (the game's own until the first).
+            let deadline_ms = match rows.last() {
+                Some((_, _, deadline)) => *deadline,
+                None => deadline_ms,
+            };
+            // The log must be gapless: a missing command would replay into
+            // another game.
+            for (index, (seq, _, _)) in rows.iter().enumerate() {
+                if *seq != index as i64 + 1 {
+                    return Err(DbError::Corrupt(format!(
+                        "game {id}: command {} is missing",
+                        index + 1
+                    )));
+                }
+            }
+            let commands = rows.into_iter().map(|(_, command, _)| command).collect();
+            Some(GameRecord {
+                id,
+                number,
+                setup,
+                deadline_ms,
+                commands,
+            })
+        }
+    };
+    Ok(Some((room, game)))
+}
+
+fn my_games(conn: &Connection, player_id: i64) -> Result<Vec<MyGame>, DbError> {
+    let mut statement = conn.prepare_cached(
+        "SELECT rooms.code, rooms.setup, rooms.phase, rooms.to_move, seats.seat, rooms.updated_ms
+         FROM seats JOIN rooms ON rooms.code = seats.room_code
+         WHERE seats.player_id = ?1 AND seats.kind = 'person' AND rooms.phase != 'finished'
+         ORDER BY rooms.updated_ms DESC LIMIT 50",
+    )?;
+    let mut games = statement
+        .query_map([player_id], |row| {
+            Ok(MyGame {
+                code: row.get(0)?,
+                setup: row.get(1)?,
+                phase: row.get(2)?,
+                to_move: row.get(3)?,
+                seat: row.get::<_, i64>(4)?.max(0) as usize,
+                updated_ms: row.get(5)?,
+                seats: Vec::new(),
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    for game in &mut games {
+        game.seats = seats_of(conn, &game.code)?;
+    }
+    Ok(games)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lobby(code: &str, player: i64) -> RoomRecord {
+        RoomRecord {
+            code: code.into(),
+            setup: "{}".into(),
+            host: 0,
+            seats: vec![
+                SeatRecord {
+                    kind: "person".into(),
+                    player_id: Some(player),
+                    nickname: None,
+                    level: None,
+                },
+                SeatRecord {
+                    kind: "bot".into(),
+                    player_id: None,
+                    nickname: None,
+                    level: Some("easy".into()),
+                },
+            ],
+            game_number: 0,
+            phase: "lobby".into(),
+            to_move: "[]".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn migrations_run_once_and_reopen_cleanly() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("nested").join("db.sqlite");
+        let db = Sqlite::open(&path).unwrap();
+        let player = db
+            .create_player(b"hash".to_vec(), "Ana".into(), 1)
+            .await
+            .unwrap();
+        db.save_room(lobby("ABCDEF", player), 2).await.unwrap();
+        drop(db);
+        let db = Sqlite::open(&path).unwrap();
+        assert_eq!(
+            db.player_by_token_hash(b"hash".to_vec()).await.unwrap(),
+            Some((player, "Ana".to_string()))
+        );
+        let (room, game) = db.load_room("ABCDEF".into()).await.unwrap().unwrap();
+        assert_eq!(room.seats.len(), 2);
+        assert_eq!(room.seats[0].nickname.as_deref(), Some("Ana"));
+        assert!(game.is_none());
+    }
+
+    fn command(game_id: i64, seq: u64) -> CommandRecord {
+        CommandRecord {
+            room_code: "QWERTY".into(),
+            game_id,
+            seq,
+            command: format!("{{\"n\":{seq}}}"),
+            at_ms: 3,
+            deadline_ms: None,
+            phase: if seq == 3 { "finished" } else { "battle" },
+            to_move: "[]".into(),
+            finished: seq == 3,
+            summary_changed: seq == 1,
+        }
+    }
+
+    #[tokio::test]
+    async fn the_command_log_replays_in_order_and_my_games_follows_the_phase() {
+        let db = Sqlite::open_in_memory().unwrap();
+        let player = db
+            .create_player(b"h".to_vec(), "Ana".into(), 1)
+            .await
+            .unwrap();
+        let mut room = lobby("QWERTY", player);
+        assert!(db.create_room(room.clone(), 1).await.unwrap());
+        assert!(
+            !db.create_room(room.clone(), 1).await.unwrap(),
+            "a taken code is refused"
+        );
+        assert_eq!(db.my_games(player).await.unwrap().len(), 1);
+        room.game_number = 1;
+        room.phase = "placement".into();
+        let game_id = db
+            .start_game(room, "{\"seed\":1}".into(), Some(99), 2)
+            .await
+            .unwrap();
+        for seq in 1..=3 {
+            db.record_command(command(game_id, seq)).await.unwrap();
+        }
+        let (_, game) = db.load_room("QWERTY".into()).await.unwrap().unwrap();
+        let game = game.unwrap();
+        assert_eq!(game.commands, vec!["{\"n\":1}", "{\"n\":2}", "{\"n\":3}"]);
+        assert!(db.my_games(player).await.unwrap().is_empty());
+        assert!(db.running_rooms().await.unwrap().is_empty());
+    }
+
+    /// Many rooms' writes arriving together share commits, each caller hears
+    /// of its own write only once it is committed, and a failing write rolls
+    /// back alone.
+    #[tokio::test]
+    async fn concurrent_writes_are_grouped_and_a_failure_stays_alone() {
+        let db = Arc::new(Sqlite::open_in_memory().unwrap());
+        let player = db
+            .create_player(b"h".to_vec(), "Ana".into(), 1)
+            .await
+            .unwrap();
+        let room = lobby("QWERTY", player);
+        assert!(db.create_room(room.clone(), 1).await.unwrap());
+        let game_id = db.start_game(room, "{}".into(), None, 2).await.unwrap();
+        let (commits_before, _) = db.stats();
+        let mut writes = Vec::new();
+        for seq in 1..=200u64 {
+            let db = db.clone();
+            writes.push(tokio::spawn(async move {
+                db.record_command(command(game_id, seq)).await
+            }));
+        }
+        // A duplicate sequence number is refused by the primary key.
+        let duplicate = db.record_command(command(game_id, 1));
+        let mut results = Vec::new();
+        for write in writes {
+            results.push(write.await.unwrap());
+        }
+        let duplicate = duplicate.await;
+        assert!(results.iter().all(Result::is_ok));
+        assert!(duplicate.is_err(), "seq 1 is stored once");
+        let (commits, jobs) = db.stats();
+        assert!(
+            commits - commits_before < 201,
+            "{} commits for 201 writes",
+            commits - commits_before
+        );
+        assert!(jobs >= 204);
+        let (_, game) = db.load_room("QWERTY".into()).await.unwrap().unwrap();
+        assert_eq!(game.unwrap().commands.len(), 200);
+    }
+}
