@@ -1,7 +1,6 @@
 //! `broadside serve`: the game server with the embedded web client.
 
 use std::net::{SocketAddr, TcpListener};
-use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -16,9 +15,22 @@ pub struct ServeArgs {
     /// Address and port to listen on.
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub addr: SocketAddr,
-    /// SQLite database file (created and migrated if missing) [default: data/broadside.sqlite].
+    /// The database: a SQLite file (created and migrated if missing) or a
+    /// PostgreSQL URL, postgres://USER[:PASSWORD]@HOST[:PORT]/DB, which the
+    /// nodes of a cluster share [default: data/broadside.sqlite].
     #[arg(long)]
-    pub db: Option<PathBuf>,
+    pub db: Option<String>,
+    /// The NATS server of a cluster, nats://HOST:PORT: rooms owned by other
+    /// nodes are reached through it. Needs --db postgres://… and --node.
+    #[arg(long)]
+    pub bus: Option<String>,
+    /// This node's name, unique in the cluster (letters, digits, - and _).
+    #[arg(long, default_value = "local")]
+    pub node: String,
+    /// Seconds a node's hold on a room lasts unless renewed: a dead node's
+    /// rooms move to a live node within about this time.
+    #[arg(long, default_value_t = Config::default().lease_ttl.as_secs())]
+    pub lease_secs: u64,
     /// Milliseconds a bot waits before it moves.
     #[arg(long, default_value_t = 700)]
     pub bot_delay_ms: u64,
@@ -143,6 +155,9 @@ impl Default for ServeArgs {
         ServeArgs {
             addr: SocketAddr::from(([127, 0, 0, 1], 8080)),
             db: None,
+            bus: None,
+            node: "local".into(),
+            lease_secs: Config::default().lease_ttl.as_secs(),
             bot_delay_ms: 700,
             limits: LimitArgs::default(),
         }
@@ -150,9 +165,14 @@ impl Default for ServeArgs {
 }
 
 pub fn run(args: ServeArgs) -> Result<()> {
-    let db_path = args.db.unwrap_or_else(|| PathBuf::from(DEFAULT_DB));
-    let db = Db::open(&db_path)
-        .with_context(|| format!("opening the database {}", db_path.display()))?;
+    let db = args.db.unwrap_or_else(|| DEFAULT_DB.to_string());
+    let postgres = Db::is_postgres_url(&db);
+    if args.bus.is_some() && !postgres {
+        anyhow::bail!("--bus needs a database the nodes share: --db postgres://…");
+    }
+    if !broadside_server::valid_node_name(&args.node) {
+        anyhow::bail!("--node: use 1 to 64 letters, digits, - and _");
+    }
     let listener =
         TcpListener::bind(args.addr).with_context(|| format!("listening on {}", args.addr))?;
     let local = listener
@@ -164,12 +184,19 @@ pub fn run(args: ServeArgs) -> Result<()> {
     } else {
         local
     };
+    let cluster = match &args.bus {
+        Some(bus) => format!("; node {} on {bus}", args.node),
+        None => String::new(),
+    };
     println!(
-        "Broadside is running at http://{shown}/  (database: {}; Ctrl-C stops it)",
-        db_path.display()
+        "Broadside is running at http://{shown}/  (database: {}{cluster}; Ctrl-C stops it)",
+        without_password(&db)
     );
     let config = args.limits.apply(Config {
         bot_delay: Duration::from_millis(args.bot_delay_ms),
+        node: args.node,
+        bus: args.bus,
+        lease_ttl: Duration::from_secs(args.lease_secs.max(1)),
         ..Config::default()
     });
     // Every connection is a file; the database, the listener and the pool need
@@ -182,6 +209,20 @@ pub fn run(args: ServeArgs) -> Result<()> {
         ),
         _ => {}
     }
-    broadside_server::serve_until_ctrl_c(listener, db, config).context("serving")?;
+    broadside_server::serve_until_ctrl_c(listener, &db, config).context("serving")?;
     Ok(())
+}
+
+/// A database URL as it may be shown: without its password.
+fn without_password(spec: &str) -> String {
+    let Some((scheme, rest)) = spec.split_once("://") else {
+        return spec.to_string();
+    };
+    match rest.split_once('@') {
+        Some((user, host)) if user.contains(':') => {
+            let name = user.split(':').next().unwrap_or_default();
+            format!("{scheme}://{name}:***@{host}")
+        }
+        _ => spec.to_string(),
+    }
 }

@@ -14,13 +14,14 @@ use std::sync::Arc;
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket};
 use broadside_ai::Level;
 use serde_json::{json, Value};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use crate::cluster::{Link, LinkError, RemoteOp, REQUEST_TIMEOUT};
 use crate::cpu::Key;
 use crate::limits::Bucket;
 use crate::protocol::{self, close, ClientFrame, CreateRoom, Refusal, Role};
-use crate::room::{ConnId, Outbox, Person, Request, Room, RoomMsg, RoomSetup};
+use crate::room::{ConnId, Control, Outbox, Person, Request, Room, RoomMsg, RoomSetup};
 use crate::secret;
 use crate::server::{now_ms, Shared};
 
@@ -37,13 +38,20 @@ struct Connection {
     ip: IpAddr,
     outbox: Outbox,
     person: Option<Person>,
-    /// The room this connection is in, and its actor.
-    room: Option<(String, mpsc::Sender<RoomMsg>)>,
+    /// The room this connection is in, and where it lives.
+    room: Option<Linked>,
     frames: Bucket,
     /// Drops the connection may still afford before it is closed for flooding.
     flood: Bucket,
     /// Whether the last frame was dropped (the first of a flood is answered).
     flooding: bool,
+}
+
+/// The room a connection is in.
+struct Linked {
+    code: String,
+    link: Link,
+    role: Role,
 }
 
 /// Why the server ends a connection: the close frame it sends.
@@ -56,10 +64,12 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
         return;
     }
     let config = shared.config.clone();
-    let (outbox, mut inbox) = Outbox::new(config.outbox_frames, config.outbox_bytes);
+    let (outbox, mut inbox, mut controls) = Outbox::new(config.outbox_frames, config.outbox_bytes);
     let stalled = inbox.stalled.clone();
+    let id = shared.next_conn_id();
+    shared.conns.register(id, outbox.clone());
     let mut connection = Connection {
-        id: shared.next_conn_id(),
+        id,
         ip,
         outbox,
         person: None,
@@ -108,6 +118,12 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
                     break None;
                 }
             }
+            Some(control) = controls.recv() => {
+                let Control::Rejoin(code) = control;
+                if connection.rejoin(&code).await.is_err() {
+                    break Some((close::RESTART, "the room moved and could not be reached again; reconnect"));
+                }
+            }
             () = stalled.notified() => {
                 break Some((close::TOO_SLOW, "too slow: frames for this connection no longer fit its queue; reconnect"));
             }
@@ -127,6 +143,7 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
         }
     };
     connection.detach().await;
+    connection.shared.conns.unregister(connection.id);
     if let Some((code, reason)) = closing {
         let frame = CloseFrame {
             code,
@@ -231,12 +248,17 @@ impl Connection {
             }
         };
         let name = frame_name(&frame);
-        if let Err(refusal) = self.handle(frame, id).await {
+        if let Err(refusal) = self.handle(frame, text, id).await {
             self.refuse(&refusal, Some(name), id);
         }
     }
 
-    async fn handle(&mut self, frame: ClientFrame, id: Option<u64>) -> Result<(), Refusal> {
+    async fn handle(
+        &mut self,
+        frame: ClientFrame,
+        text: &str,
+        id: Option<u64>,
+    ) -> Result<(), Refusal> {
         if let ClientFrame::Hello(hello) = frame {
             return self.hello(hello).await;
         }
@@ -247,60 +269,122 @@ impl Connection {
         let Some(person) = self.person.clone() else {
             return Err(Refusal::new("hello_first", "the first frame must be hello"));
         };
-        let request = match frame {
-            ClientFrame::Hello(_) | ClientFrame::Ping => unreachable!("handled above"),
+        match frame {
             ClientFrame::MyGames => {
                 // Frames sent before my_games are answered as applied.
-                if let Some((_, room)) = &self.room {
-                    let (done, synced) = oneshot::channel();
-                    if room.send(RoomMsg::Sync { done }).await.is_ok() {
-                        let _ = synced.await;
+                self.sync().await;
+                self.my_games(&person).await
+            }
+            ClientFrame::CreateRoom(create) => self.create_room(person, create).await,
+            ClientFrame::JoinRoom(join) => self.join_by_code(person, &join.code, join.role).await,
+            ClientFrame::Leave => {
+                let linked = self.room.take().ok_or_else(not_in_room)?;
+                self.shared.conns.set_link(self.id, None);
+                match &linked.link {
+                    Link::Local(room) => {
+                        let _ = room.send(RoomMsg::Leave { conn: self.id }).await;
+                    }
+                    Link::Remote { .. } => {
+                        let op = RemoteOp::Leave {
+                            node: self.shared.config.node.clone(),
+                            conn: self.id,
+                        };
+                        let _ = self.remote(&linked.code, &op).await;
                     }
                 }
-                return self.my_games(&person).await;
+                Ok(())
             }
-            ClientFrame::CreateRoom(create) => return self.create_room(person, create).await,
-            ClientFrame::JoinRoom(join) => {
-                return self.join_by_code(person, &join.code, join.role).await
+            frame => {
+                let request =
+                    Request::from_frame(frame).expect("every other frame is a room's request");
+                self.hand_to_room(request, text, id).await
             }
-            ClientFrame::Leave => {
-                let (_, room) = self.room.take().ok_or_else(not_in_room)?;
-                let _ = room.send(RoomMsg::Leave { conn: self.id }).await;
-                return Ok(());
-            }
-            ClientFrame::SetSeat(set) => Request::SetSeat {
-                seat: set.seat,
-                occupant: set.occupant,
-                level: set.level,
-            },
-            ClientFrame::SetOptions(set) => Request::SetOptions(set),
-            ClientFrame::Start => Request::Start,
-            ClientFrame::Command(command) => Request::Command(command),
-            ClientFrame::Resign => {
-                let mut command = serde_json::Map::new();
-                command.insert("cmd".into(), Value::from("resign"));
-                Request::Command(command)
-            }
-            ClientFrame::CheckLayout(ships) => Request::CheckLayout(ships),
-            ClientFrame::RandomLayout(fixed) => Request::RandomLayout(fixed),
-            ClientFrame::PreviewAction(action) => Request::PreviewAction(action),
-            ClientFrame::Chat(text) => Request::Chat(text),
-            ClientFrame::Rematch => Request::Rematch,
-        };
-        let (_, room) = self.room.as_ref().ok_or_else(not_in_room)?;
-        if room
-            .send(RoomMsg::Request {
-                conn: self.id,
-                request,
-                id,
-            })
-            .await
-            .is_err()
-        {
-            self.room = None;
-            return Err(Refusal::new("room_not_found", "the room is closed"));
         }
-        Ok(())
+    }
+
+    /// Hands a room frame to the connection's room, wherever it lives. If the
+    /// room's node is gone, the room is looked up again (it may have moved to
+    /// another node) and the frame handed there.
+    async fn hand_to_room(
+        &mut self,
+        request: Request,
+        text: &str,
+        id: Option<u64>,
+    ) -> Result<(), Refusal> {
+        let mut request = Some(request);
+        for attempt in 0..2 {
+            let linked = self.room.as_ref().ok_or_else(not_in_room)?;
+            let code = linked.code.clone();
+            let sent = match &linked.link {
+                Link::Local(room) => {
+                    let request = match request.take() {
+                        Some(request) => request,
+                        None => reread(text)?,
+                    };
+                    let message = RoomMsg::Request {
+                        conn: self.id,
+                        request,
+                        id,
+                    };
+                    room.send(message).await.map_err(|_| LinkError::Gone)
+                }
+                Link::Remote { .. } => {
+                    let op = RemoteOp::Request {
+                        node: self.shared.config.node.clone(),
+                        conn: self.id,
+                        text: text.to_string(),
+                    };
+                    self.remote(&code, &op).await
+                }
+            };
+            match sent {
+                Ok(()) => return Ok(()),
+                Err(LinkError::Gone) if attempt == 0 => self.rejoin(&code).await?,
+                Err(LinkError::Gone) => break,
+                Err(LinkError::Bus(message)) => return Err(internal(message)),
+            }
+        }
+        self.room = None;
+        self.shared.conns.set_link(self.id, None);
+        Err(Refusal::new("room_not_found", "the room is closed"))
+    }
+
+    /// A request to the room's owner on another node.
+    async fn remote(&self, code: &str, op: &RemoteOp) -> Result<(), LinkError> {
+        let cluster = self
+            .shared
+            .cluster
+            .as_ref()
+            .expect("a room lives on another node only in a cluster");
+        cluster.request(code, op).await
+    }
+
+    /// Waits until the room has handled every earlier frame of this connection.
+    async fn sync(&self) {
+        let Some(linked) = &self.room else {
+            return;
+        };
+        match &linked.link {
+            Link::Local(room) => {
+                let (done, synced) = oneshot::channel();
+                if room.send(RoomMsg::Sync { done }).await.is_ok() {
+                    let _ = synced.await;
+                }
+            }
+            Link::Remote { .. } => {
+                let _ = self.remote(&linked.code, &RemoteOp::Sync).await;
+            }
+        }
+    }
+
+    /// Joins room `code` again where it lives now (it moved to another node).
+    async fn rejoin(&mut self, code: &str) -> Result<(), Refusal> {
+        let Some(linked) = self.room.take_if(|linked| linked.code == code) else {
+            return Ok(());
+        };
+        self.shared.conns.set_link(self.id, None);
+        let person = self.person.clone().ok_or_else(not_in_room)?;
+        self.attach(person, linked.code, linked.role).await
     }
 
     async fn hello(&mut self, hello: protocol::Hello) -> Result<(), Refusal> {
@@ -441,7 +525,10 @@ impl Connection {
             else {
                 continue;
             };
-            self.shared.spawn_room(code.clone(), room).await;
+            self.shared
+                .spawn_room(code.clone(), room)
+                .await
+                .map_err(internal)?;
             return self.join(person, code, Role::Player).await;
         }
         Err(internal("no free room code"))
@@ -482,55 +569,118 @@ impl Connection {
         // old room has confirmed, it sends nothing more, so every frame after
         // the new `room` frame belongs to the new room.
         self.detach().await;
-        // A room retiring from memory at this very moment drops the join
-        // unanswered; the second attempt loads it again from the database.
-        for _ in 0..2 {
-            let room = self
+        self.attach(person, code, role).await
+    }
+
+    /// Joins room `code` wherever it lives. A room whose node does not answer
+    /// (dead or stalled) is looked up again until its lease runs out and a
+    /// live node takes it; a room retiring from memory at this very moment
+    /// is loaded again.
+    async fn attach(&mut self, person: Person, code: String, role: Role) -> Result<(), Refusal> {
+        let config = &self.shared.config;
+        let give_up = Instant::now() + config.lease_ttl + REQUEST_TIMEOUT * 2;
+        loop {
+            let link = self
                 .shared
                 .room(&code)
                 .await
                 .map_err(internal)?
                 .ok_or_else(|| Refusal::new("room_not_found", "no room has that code"))?;
-            let (reply, answer) = oneshot::channel();
-            let message = RoomMsg::Join {
-                conn: self.id,
-                person: person.clone(),
-                role,
-                ip: self.ip,
-                outbox: self.outbox.clone(),
-                reply,
+            let joined = match &link {
+                Link::Local(room) => {
+                    let (reply, answer) = oneshot::channel();
+                    let message = RoomMsg::Join {
+                        conn: self.id,
+                        person: person.clone(),
+                        role,
+                        ip: self.ip,
+                        outbox: self.outbox.clone(),
+                        reply,
+                    };
+                    match room.send(message).await {
+                        Ok(()) => answer.await.map_err(|_| LinkError::Gone),
+                        Err(_) => Err(LinkError::Gone),
+                    }
+                }
+                Link::Remote { .. } => {
+                    let cluster = self
+                        .shared
+                        .cluster
+                        .as_ref()
+                        .expect("a room lives on another node only in a cluster");
+                    let op = RemoteOp::Join {
+                        node: config.node.clone(),
+                        conn: self.id,
+                        player_id: person.player_id,
+                        nickname: person.nickname.clone(),
+                        role,
+                        ip: self.ip,
+                    };
+                    cluster.ask(&code, &op).await
+                }
             };
-            if room.send(message).await.is_err() {
-                continue;
+            match joined {
+                Ok(joined) => {
+                    joined?;
+                    let owner = match &link {
+                        Link::Local(_) => None,
+                        Link::Remote { node } => Some(node.clone()),
+                    };
+                    self.shared
+                        .conns
+                        .set_link(self.id, Some((code.clone(), owner)));
+                    self.room = Some(Linked { code, link, role });
+                    return Ok(());
+                }
+                Err(LinkError::Gone) if Instant::now() < give_up => {
+                    if matches!(link, Link::Remote { .. }) {
+                        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                    }
+                }
+                Err(LinkError::Gone) => {
+                    return Err(Refusal::new(
+                        "room_not_found",
+                        "the room could not be opened",
+                    ))
+                }
+                Err(LinkError::Bus(message)) => return Err(internal(message)),
             }
-            let Ok(joined) = answer.await else { continue };
-            joined?;
-            self.room = Some((code, room));
-            return Ok(());
         }
-        Err(Refusal::new(
-            "room_not_found",
-            "the room could not be opened",
-        ))
     }
 
     /// Leaves the current room, if any, keeping the seat, and waits
     /// until the room has let go of this connection.
     async fn detach(&mut self) {
-        if let Some((_, room)) = self.room.take() {
-            let (done, confirmed) = oneshot::channel();
-            if room
-                .send(RoomMsg::Disconnect {
+        let Some(linked) = self.room.take() else {
+            return;
+        };
+        self.shared.conns.set_link(self.id, None);
+        match &linked.link {
+            Link::Local(room) => {
+                let (done, confirmed) = oneshot::channel();
+                let message = RoomMsg::Disconnect {
                     conn: self.id,
                     done: Some(done),
-                })
-                .await
-                .is_ok()
-            {
-                let _ = confirmed.await;
+                };
+                if room.send(message).await.is_ok() {
+                    let _ = confirmed.await;
+                }
+            }
+            Link::Remote { .. } => {
+                let op = RemoteOp::Disconnect {
+                    node: self.shared.config.node.clone(),
+                    conn: self.id,
+                };
+                let _ = self.remote(&linked.code, &op).await;
             }
         }
     }
+}
+
+/// A room frame read again from its text (to hand it to a room that moved).
+fn reread(text: &str) -> Result<Request, Refusal> {
+    let (frame, _) = protocol::parse(text).map_err(|e| e.refusal)?;
+    Request::from_frame(frame).ok_or_else(|| Refusal::bad_request("this frame is not for a room"))
 }
 
 fn frame_name(frame: &ClientFrame) -> &'static str {

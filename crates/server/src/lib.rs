@@ -14,6 +14,7 @@
 //! its generator.
 
 mod assets;
+mod cluster;
 mod connection;
 mod cpu;
 pub mod db;
@@ -23,6 +24,7 @@ mod room;
 mod secret;
 mod server;
 
+pub use cluster::valid_node_name;
 pub use db::{Db, DbError};
 pub use protocol::MAX_FRAME_BYTES;
 pub use server::{run, serve_until_ctrl_c, Config, ServerError};

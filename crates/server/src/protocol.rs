@@ -21,6 +21,9 @@ pub mod close {
     pub const NOT_UTF8: u16 = 1007;
     /// A frame over [`super::MAX_FRAME_BYTES`] (standard "message too big").
     pub const TOO_BIG: u16 = 1009;
+    /// The connection's room moved to another node and could not be reached
+    /// again: reconnect (and join the room again).
+    pub const RESTART: u16 = 1012;
     /// No `hello` within the hello deadline.
     pub const HELLO_TIMEOUT: u16 = 4001;
     /// Nothing received (not even a pong) within the idle timeout.
@@ -36,16 +39,17 @@ pub const MAX_CHAT_CHARS: usize = 500;
 pub const MAX_NICKNAME_CHARS: usize = 24;
 
 /// Why a client frame was refused: a stable code and a message for developers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// The code is owned only when it came from another node of a cluster.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Refusal {
-    pub code: &'static str,
+    pub code: std::borrow::Cow<'static, str>,
     pub message: String,
 }
 
 impl Refusal {
     pub fn new(code: &'static str, message: impl Into<String>) -> Self {
         Refusal {
-            code,
+            code: code.into(),
             message: message.into(),
         }
     }
@@ -58,14 +62,14 @@ impl Refusal {
 impl From<RuleError> for Refusal {
     fn from(error: RuleError) -> Self {
         Refusal {
-            code: error.code(),
+            code: error.code().into(),
             message: error.to_string(),
         }
     }
 }
 
 /// Whether a client joins as a player or a spectator.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     #[default]
@@ -475,8 +479,8 @@ pub fn chat_frame(from: &str, seat: Option<usize>, text: &str, at_ms: i64) -> St
 mod tests {
     use super::*;
 
-    fn code(text: &str) -> &'static str {
-        parse(text).unwrap_err().refusal.code
+    fn code(text: &str) -> String {
+        parse(text).unwrap_err().refusal.code.into_owned()
     }
 
     #[test]
@@ -515,7 +519,10 @@ mod tests {
         }
         // A frame refused for its form still names its id.
         let refused = parse(r#"{"type":"check_layout","ships":3,"id":9}"#).unwrap_err();
-        assert_eq!((refused.refusal.code, refused.id), ("bad_request", Some(9)));
+        assert_eq!(
+            (&*refused.refusal.code, refused.id),
+            ("bad_request", Some(9))
+        );
         assert_eq!(
             error_frame(&refused.refusal, Some("check_layout"), refused.id),
             with_id(

@@ -19,9 +19,10 @@ use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
 
+use crate::cluster::Cluster;
 use crate::cpu::{CpuError, Key};
 use crate::db::{ChatRecord, CommandRecord, DbError, GameRecord, Lease, RoomRecord, SeatRecord};
-use crate::protocol::{self, Refusal, Role, SeatChoice, SetOptions};
+use crate::protocol::{self, ClientFrame, Refusal, Role, SeatChoice, SetOptions};
 use crate::secret;
 use crate::server::{now_ms, Shared};
 
@@ -31,13 +32,32 @@ pub type ConnId = u64;
 /// connection drains into its socket. When a frame does not fit (the client
 /// reads too slowly), the frame is dropped and the connection is told to
 /// close itself (`stalled`), so it never lives on silently without its frames.
+/// A connection on another node of the cluster is reached over the bus.
 #[derive(Clone)]
-pub struct Outbox {
+pub enum Outbox {
+    Local(LocalOutbox),
+    Remote {
+        cluster: Arc<Cluster>,
+        node: String,
+        conn: ConnId,
+    },
+}
+
+#[derive(Clone)]
+pub struct LocalOutbox {
     frames: mpsc::Sender<String>,
     /// Bytes queued and not yet taken by the connection.
     queued: Arc<AtomicUsize>,
     max_bytes: usize,
     stalled: Arc<Notify>,
+    control: mpsc::UnboundedSender<Control>,
+}
+
+/// What a room (or the cluster) asks of a connection besides frames.
+#[derive(Debug)]
+pub enum Control {
+    /// The room moved to another node: join it afresh.
+    Rejoin(String),
 }
 
 /// The connection's end of its outbox.
@@ -47,30 +67,72 @@ pub struct Inbox {
     pub stalled: Arc<Notify>,
 }
 
+/// The connection's end of its controls.
+pub type Controls = mpsc::UnboundedReceiver<Control>;
+
 impl Outbox {
     /// A queue of at most `max_frames` frames and `max_bytes` bytes.
-    pub fn new(max_frames: usize, max_bytes: usize) -> (Outbox, Inbox) {
+    pub fn new(max_frames: usize, max_bytes: usize) -> (Outbox, Inbox, Controls) {
         let (frames, receiver) = mpsc::channel(max_frames.max(1));
+        let (control, control_receiver) = mpsc::unbounded_channel();
         let queued = Arc::new(AtomicUsize::new(0));
         let stalled = Arc::new(Notify::new());
         (
-            Outbox {
+            Outbox::Local(LocalOutbox {
                 frames,
                 queued: queued.clone(),
                 max_bytes,
                 stalled: stalled.clone(),
-            },
+                control,
+            }),
             Inbox {
                 frames: receiver,
                 queued,
                 stalled,
             },
+            control_receiver,
         )
+    }
+
+    /// The outbox of connection `conn` on another node.
+    pub fn remote(cluster: Arc<Cluster>, node: String, conn: ConnId) -> Outbox {
+        Outbox::Remote {
+            cluster,
+            node,
+            conn,
+        }
     }
 
     /// Queues a frame; `false` if it could not be (the connection is then told
     /// it stalled, or is already gone).
     pub fn send(&self, frame: String) -> bool {
+        match self {
+            Outbox::Local(local) => local.send(frame),
+            Outbox::Remote {
+                cluster,
+                node,
+                conn,
+            } => cluster.send_frame(node, *conn, frame),
+        }
+    }
+
+    /// Tells the connection to join room `code` afresh (it moved).
+    pub fn rejoin(&self, code: &str) {
+        match self {
+            Outbox::Local(local) => {
+                let _ = local.control.send(Control::Rejoin(code.to_string()));
+            }
+            Outbox::Remote {
+                cluster,
+                node,
+                conn,
+            } => cluster.send_rejoin(node, *conn, code),
+        }
+    }
+}
+
+impl LocalOutbox {
+    fn send(&self, frame: String) -> bool {
         let size = frame.len();
         if self.queued.fetch_add(size, Ordering::AcqRel) + size > self.max_bytes {
             self.queued.fetch_sub(size, Ordering::AcqRel);
@@ -161,6 +223,37 @@ pub enum Request {
 }
 
 impl Request {
+    /// The room's request a client frame asks for; `None` for the frames a
+    /// connection answers itself (hello, create_room, join_room, leave, …).
+    pub fn from_frame(frame: ClientFrame) -> Option<Request> {
+        Some(match frame {
+            ClientFrame::SetSeat(set) => Request::SetSeat {
+                seat: set.seat,
+                occupant: set.occupant,
+                level: set.level,
+            },
+            ClientFrame::SetOptions(set) => Request::SetOptions(set),
+            ClientFrame::Start => Request::Start,
+            ClientFrame::Command(command) => Request::Command(command),
+            ClientFrame::Resign => {
+                let mut command = serde_json::Map::new();
+                command.insert("cmd".into(), Value::from("resign"));
+                Request::Command(command)
+            }
+            ClientFrame::CheckLayout(ships) => Request::CheckLayout(ships),
+            ClientFrame::RandomLayout(fixed) => Request::RandomLayout(fixed),
+            ClientFrame::PreviewAction(action) => Request::PreviewAction(action),
+            ClientFrame::Chat(text) => Request::Chat(text),
+            ClientFrame::Rematch => Request::Rematch,
+            ClientFrame::Hello(_)
+            | ClientFrame::CreateRoom(_)
+            | ClientFrame::JoinRoom(_)
+            | ClientFrame::Leave
+            | ClientFrame::MyGames
+            | ClientFrame::Ping => return None,
+        })
+    }
+
     fn name(&self) -> &'static str {
         match self {
             Request::SetSeat { .. } => "set_seat",
@@ -537,8 +630,9 @@ impl Room {
     }
 
     /// The actor's loop: messages, the game timer and the bots' moves, until
-    /// the server shuts down or the room has been idle long enough to leave
-    /// memory (it is loaded again from the database when somebody joins).
+    /// the server shuts down, the room has been idle long enough to leave
+    /// memory (it is loaded again from the database when somebody joins), or
+    /// another node has taken the room (a cluster, after this node stalled).
     pub async fn run(
         mut self,
         mut inbox: mpsc::Receiver<RoomMsg>,
@@ -546,23 +640,79 @@ impl Room {
         mut shutdown: watch::Receiver<bool>,
     ) {
         let idle_after = self.shared.config.idle_room;
-        loop {
+        // Only a shared database has leases to keep.
+        let shared_db = self.shared.db.is_shared();
+        let mut renew = tokio::time::interval(self.shared.config.lease_ttl / 3);
+        renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        renew.reset();
+        let end = loop {
             let wake = self.next_wake();
             // Nobody watches and no clock runs: nothing can happen until a join.
             let idle = self.members.is_empty() && wake.is_none();
             tokio::select! {
                 message = inbox.recv() => match message {
                     Some(message) => self.handle(message).await,
-                    None => break,
+                    None => break End::Closed,
                 },
                 () = sleep_until(wake) => self.on_wake().await,
-                () = tokio::time::sleep(idle_after), if idle => {
-                    // Joins queued meanwhile are dropped unanswered; their
-                    // connections then load the room afresh.
-                    self.shared.retire_room(&self.code, &me).await;
-                    break;
+                () = tokio::time::sleep(idle_after), if idle => break End::Idle,
+                _ = renew.tick(), if shared_db => {
+                    match self.shared.db.renew(&self.lease, self.shared.config.lease_ttl).await {
+                        Ok(true) => {}
+                        Ok(false) => self.fenced = true,
+                        // The database is unreachable: keep going; if it
+                        // stays so past the lease, the fence stops us later.
+                        Err(error) => eprintln!("broadside: room {}: cannot renew its lease: {error}", self.code),
+                    }
                 }
-                _ = shutdown.changed() => break,
+                _ = shutdown.changed() => break End::Shutdown,
+            }
+            if self.fenced {
+                break End::Lost;
+            }
+        };
+        self.end(end, &me).await;
+    }
+
+    /// Lets the room go: from the registry, from the lease table and, when the
+    /// room moved, from its members (who join it where it is now).
+    async fn end(self, end: End, me: &mpsc::WeakSender<RoomMsg>) {
+        let db = &self.shared.db;
+        match end {
+            End::Closed => {}
+            End::Idle => {
+                // Joins queued meanwhile are dropped unanswered; their
+                // connections then load the room afresh.
+                self.shared.retire_room(&self.code, me).await;
+                if let Err(error) = db.release(&self.lease, false).await {
+                    eprintln!("broadside: room {}: cannot release it: {error}", self.code);
+                }
+            }
+            End::Shutdown => {
+                // A game with a clock or bots must go on elsewhere at once.
+                let running = self
+                    .game
+                    .as_ref()
+                    .is_some_and(|r| r.game.phase() != Phase::Finished);
+                if let Err(error) = db.release(&self.lease, running).await {
+                    eprintln!(
+                        "broadside: room {}: cannot hand it over: {error}",
+                        self.code
+                    );
+                }
+                if let Some(cluster) = &self.shared.cluster {
+                    cluster.announce_owner(&self.code, None).await;
+                }
+            }
+            End::Lost => {
+                eprintln!(
+                    "broadside: room {}: another node owns it now; letting it go",
+                    self.code
+                );
+                self.shared.retire_room(&self.code, me).await;
+                for member in self.members.values() {
+                    member.outbox.rejoin(&self.code);
+                }
             }
         }
     }
@@ -1403,6 +1553,17 @@ impl Room {
             .get(&conn)
             .map_or(Key::Room(self.id), |m| Key::Client(m.ip))
     }
+}
+
+/// Why a room's actor stopped.
+enum End {
+    /// Every sender is gone (the server stopped).
+    Closed,
+    Idle,
+    Shutdown,
+    /// Another node took the room (the fence refused a write, or the lease
+    /// could not be renewed).
+    Lost,
 }
 
 /// The pool refused or failed a job.

@@ -20,6 +20,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{mpsc, watch};
 use tower_service::Service;
 
+use crate::cluster::{Cluster, Conns, Link};
 use crate::cpu::CpuPool;
 use crate::db::{Db, DbError};
 use crate::limits::{AddressLimits, Addresses, Full, Slot};
@@ -116,6 +117,8 @@ pub enum ServerError {
     Io(#[from] std::io::Error),
     #[error(transparent)]
     Db(#[from] DbError),
+    #[error("the bus: {0}")]
+    Bus(String),
 }
 
 /// Messages a room's actor may queue before senders wait.
@@ -137,6 +140,10 @@ pub struct Shared {
     /// Taken (set to `None`) at shutdown so that the wait can end.
     alive: Mutex<Option<mpsc::Sender<()>>>,
     next_conn: AtomicU64,
+    /// The bus of a cluster, if this node is one.
+    pub cluster: Option<Arc<Cluster>>,
+    /// This node's connections (frames from other nodes find them here).
+    pub conns: Conns,
 }
 
 impl Shared {
@@ -154,26 +161,47 @@ impl Shared {
     }
 
     /// Starts the actor of a new room and registers it.
-    pub async fn spawn_room(self: &Arc<Self>, code: String, room: Room) -> mpsc::Sender<RoomMsg> {
-        let (sender, inbox) = mpsc::channel(ROOM_INBOX);
-        self.rooms.lock().await.insert(code, sender.clone());
-        self.start_actor(room, &sender, inbox);
-        sender
+    pub async fn spawn_room(
+        self: &Arc<Self>,
+        code: String,
+        room: Room,
+    ) -> Result<mpsc::Sender<RoomMsg>, DbError> {
+        let mut rooms = self.rooms.lock().await;
+        self.start_actor(&mut rooms, code, room).await
     }
 
-    fn start_actor(
+    /// Starts a room's actor (and, in a cluster, its door for remote members)
+    /// and registers it; the registry's lock is held, so nobody else starts
+    /// this room meanwhile.
+    async fn start_actor(
         self: &Arc<Self>,
+        rooms: &mut HashMap<String, mpsc::Sender<RoomMsg>>,
+        code: String,
         room: Room,
-        sender: &mpsc::Sender<RoomMsg>,
-        inbox: mpsc::Receiver<RoomMsg>,
-    ) {
+    ) -> Result<mpsc::Sender<RoomMsg>, DbError> {
+        let (sender, inbox) = mpsc::channel(ROOM_INBOX);
+        let door =
+            match &self.cluster {
+                Some(cluster) => Some(cluster.serve_room(&code, sender.clone()).await.map_err(
+                    |e| DbError::Postgres(format!("cannot open the room on the bus: {e}")),
+                )?),
+                None => None,
+            };
+        rooms.insert(code.clone(), sender.clone());
         let shutdown = self.shutdown_signal();
         let alive = self.alive_token();
         let me = sender.downgrade();
         tokio::spawn(async move {
             room.run(inbox, me, shutdown).await;
+            if let Some(door) = door {
+                door.abort();
+            }
             drop(alive);
         });
+        if let Some(cluster) = &self.cluster {
+            cluster.announce_owner(&code, Some(cluster.node())).await;
+        }
+        Ok(sender)
     }
 
     /// Forgets an idle room's actor, if it is still the registered one.
@@ -187,36 +215,63 @@ impl Shared {
         }
     }
 
-    /// The actor of a room: in memory, or brought back from the database.
-    pub async fn room(
-        self: &Arc<Self>,
-        code: &str,
-    ) -> Result<Option<mpsc::Sender<RoomMsg>>, DbError> {
-        let mut rooms = self.rooms.lock().await;
-        if let Some(sender) = rooms.get(code) {
-            if !sender.is_closed() {
-                return Ok(Some(sender.clone()));
-            }
-        }
+    /// Where a room lives: its actor on this node (in memory, or brought back
+    /// from the database after taking its lease), or the node that holds its
+    /// lease. `None` if no room has this code.
+    pub async fn room(self: &Arc<Self>, code: &str) -> Result<Option<Link>, DbError> {
         let config = &self.config;
-        let Some(lease) = self
-            .db
-            .acquire(code.to_string(), &config.node, config.lease_ttl)
-            .await?
-        else {
-            return Ok(None);
-        };
-        let Some((record, game)) = self.db.load_room(code.to_string()).await? else {
-            return Ok(None);
-        };
-        let room = Room::restore(self.clone(), record, game, lease)
-            .await
-            .map_err(|e| DbError::Corrupt(e.to_string()))?;
-        let (sender, inbox) = mpsc::channel(ROOM_INBOX);
-        rooms.insert(code.to_string(), sender.clone());
-        drop(rooms);
-        self.start_actor(room, &sender, inbox);
-        Ok(Some(sender))
+        // Another node may be taking the room at this very moment: look again.
+        for _ in 0..3 {
+            let mut rooms = self.rooms.lock().await;
+            if let Some(sender) = rooms.get(code) {
+                if !sender.is_closed() {
+                    return Ok(Some(Link::Local(sender.clone())));
+                }
+            }
+            if self.db.is_shared() {
+                if let Some(owner) = self.db.owner(code.to_string()).await? {
+                    if owner.live && owner.node != config.node {
+                        if self.cluster.is_none() {
+                            return Err(DbError::Postgres(format!(
+                                "room {code} is owned by node {}, and this node has no bus to reach it",
+                                owner.node
+                            )));
+                        }
+                        return Ok(Some(Link::Remote { node: owner.node }));
+                    }
+                }
+            }
+            if *self.shutdown.borrow() {
+                // A node that is stopping takes no rooms.
+                return Err(DbError::Closed);
+            }
+            let Some(lease) = self
+                .db
+                .acquire(code.to_string(), &config.node, config.lease_ttl)
+                .await?
+            else {
+                if self.db.owner(code.to_string()).await?.is_none() {
+                    return Ok(None);
+                }
+                continue;
+            };
+            let Some((record, game)) = self.db.load_room(code.to_string()).await? else {
+                let _ = self.db.release(&lease, false).await;
+                return Ok(None);
+            };
+            let room = match Room::restore(self.clone(), record, game, lease.clone()).await {
+                Ok(room) => room,
+                Err(error) => {
+                    let _ = self.db.release(&lease, false).await;
+                    return Err(DbError::Corrupt(error.to_string()));
+                }
+            };
+            let sender = self.start_actor(&mut rooms, code.to_string(), room).await?;
+            return Ok(Some(Link::Local(sender)));
+        }
+        Err(DbError::Postgres(format!(
+            "room {code} changes hands too often; try again"
+        )))
     }
 }
 
@@ -251,20 +306,53 @@ pub async fn run(
         room_burst: config.room_burst,
         rooms_per_minute: config.rooms_per_minute,
     });
+    if (config.bus.is_some() || db.is_shared()) && !crate::cluster::valid_node_name(&config.node) {
+        return Err(ServerError::Bus(format!(
+            "the node name {:?} is not usable: 1 to 64 letters, digits, - and _",
+            config.node
+        )));
+    }
+    let cluster = match &config.bus {
+        Some(url) => Some(
+            Cluster::connect(url, &config.node)
+                .await
+                .map_err(|e| ServerError::Bus(e.to_string()))?,
+        ),
+        None => None,
+    };
+    // Connection ids name members in rooms that several nodes' connections
+    // share: a random high half keeps each node's ids apart.
+    let first_conn = (crate::secret::new_seed().unwrap_or(0) >> 32) << 32 | 1;
     let shared = Arc::new(Shared {
         db,
+        cluster,
+        conns: Conns::default(),
         cpu: CpuPool::new(config.cpu_threads, config.cpu_jobs_per_client),
         config,
         addresses,
         rooms: tokio::sync::Mutex::new(HashMap::new()),
         shutdown: shutdown_signal,
         alive: Mutex::new(Some(alive)),
-        next_conn: AtomicU64::new(1),
+        next_conn: AtomicU64::new(first_conn),
     });
-    restore_running(&shared).await?;
+    if let Some(cluster) = &shared.cluster {
+        cluster
+            .clone()
+            .serve_node(Arc::downgrade(&shared))
+            .await
+            .map_err(|e| ServerError::Bus(e.to_string()))?;
+    }
+    if shared.db.is_shared() {
+        // Rooms whose owner died (or handed them over) are taken by whichever
+        // node sees them first.
+        tokio::spawn(take_over_rooms(Arc::downgrade(&shared)));
+    } else {
+        restore_running(&shared).await?;
+    }
     let app = Router::new()
         .route("/ws", get(upgrade))
         .route("/", get(index))
+        .route("/healthz", get(|| async { "ok" }))
         .route("/r/{code}", get(index))
         .fallback(get(static_file))
         .with_state(shared.clone());
@@ -426,17 +514,53 @@ async fn restore_running(shared: &Arc<Shared>) -> Result<(), ServerError> {
     Ok(())
 }
 
+/// Rooms a node takes over at most per look.
+const TAKE_OVER_BATCH: usize = 32;
+
+/// In a cluster (or on PostgreSQL): every second or so, takes the rooms
+/// whose lease has expired — their owner died, stalled or handed them over —
+/// and restores them here, timers and bots included. Several nodes may look
+/// at once; the lease lets exactly one of them have each room.
+async fn take_over_rooms(shared: std::sync::Weak<Shared>) {
+    loop {
+        let pause = Duration::from_millis(700 + crate::secret::new_seed().unwrap_or(0) % 600);
+        tokio::time::sleep(pause).await;
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        if *shared.shutdown.borrow() {
+            return;
+        }
+        let codes = match shared.db.expired_leases(TAKE_OVER_BATCH).await {
+            Ok(codes) => codes,
+            Err(error) => {
+                eprintln!("broadside: cannot look for rooms to take over: {error}");
+                continue;
+            }
+        };
+        for code in codes {
+            if *shared.shutdown.borrow() {
+                return;
+            }
+            if let Err(error) = shared.room(&code).await {
+                eprintln!("broadside: room {code} could not be taken over: {error}");
+            }
+        }
+    }
+}
+
 /// Runs the server on a multi-threaded runtime until Ctrl-C or SIGTERM (the
 /// binary's `broadside serve`).
 pub fn serve_until_ctrl_c(
     listener: std::net::TcpListener,
-    db: Db,
+    db: &str,
     config: Config,
 ) -> Result<(), ServerError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     runtime.block_on(async move {
+        let db = Db::connect(db).await?;
         listener.set_nonblocking(true)?;
         let listener = TcpListener::from_std(listener)?;
         run(listener, db, config, async {

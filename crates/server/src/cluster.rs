@@ -1,0 +1,431 @@
+//! The cluster: nodes that share one PostgreSQL database and one NATS bus.
+//!
+//! Exactly one node owns each room (it holds the room's lease, db.rs) and runs
+//! its actor; a person may be connected to any node. A connection whose room
+//! lives on another node *links* to it over NATS:
+//!
+//! - `bs.room.<CODE>` — the owner's actor listens here for its remote members'
+//!   requests ([`RemoteOp`]: join, a room frame, leave, disconnect, sync), each
+//!   answered on the request's reply subject once the actor has taken it.
+//! - `bs.node.<NODE>` — the frames a room sends to the connections of NODE,
+//!   one NATS message per frame (header `conn`: the connection), published in
+//!   order by one task per node, so a connection's frames keep their order.
+//!   The header `rejoin` instead tells the connection to join its room afresh
+//!   (its owner lost it).
+//! - `bs.owner.<CODE>` — a node that takes a room (or gives it up) says so
+//!   here; connections linked to the previous owner join the room again, which
+//!   finds its new owner (or takes the room).
+//!
+//! Nothing routes frames between nodes except NATS; the database decides who
+//! owns what.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use bytes::Bytes;
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+use crate::protocol::{self, Refusal, Role};
+use crate::room::{ConnId, Outbox, Person, Request, RoomMsg};
+use crate::server::Shared;
+
+/// Frames waiting to be published before a room drops a remote member as too
+/// slow (as a local member's outbox would).
+const OUTGOING: usize = 65_536;
+
+/// How long a request to a room's owner may take before the owner is taken
+/// for gone (it may be dead or paused; then its lease decides).
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// A room frame or control for one connection on another node.
+struct Outgoing {
+    node: String,
+    conn: ConnId,
+    body: Body,
+}
+
+enum Body {
+    Frame(String),
+    Rejoin(String),
+}
+
+/// Where a connection's room lives.
+#[derive(Clone)]
+pub enum Link {
+    /// On this node: its actor's queue.
+    Local(mpsc::Sender<RoomMsg>),
+    /// On another node, reached over NATS.
+    Remote { node: String },
+}
+
+/// What a connection asks of a room on another node.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum RemoteOp {
+    Join {
+        node: String,
+        conn: ConnId,
+        player_id: i64,
+        nickname: String,
+        role: Role,
+        ip: IpAddr,
+    },
+    /// A room frame, as the client sent it (the owner reads it again).
+    Request {
+        node: String,
+        conn: ConnId,
+        text: String,
+    },
+    Leave {
+        node: String,
+        conn: ConnId,
+    },
+    Disconnect {
+        node: String,
+        conn: ConnId,
+    },
+    Sync,
+}
+
+/// Why a request to another node failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    /// Nobody answers for the room: its owner is gone, paused or has just
+    /// let it go. The room must be looked up again.
+    #[error("the room's server does not answer")]
+    Gone,
+    #[error("the bus: {0}")]
+    Bus(String),
+}
+
+/// A node's place in the cluster.
+pub struct Cluster {
+    client: async_nats::Client,
+    node: String,
+    outgoing: mpsc::Sender<Outgoing>,
+}
+
+/// A node name must be usable in NATS subjects and unique in the cluster.
+pub fn valid_node_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+impl Cluster {
+    /// Connects to the bus as `node` and starts the task that publishes
+    /// frames for other nodes.
+    pub async fn connect(url: &str, node: &str) -> Result<Arc<Cluster>, LinkError> {
+        let client = async_nats::ConnectOptions::new()
+            .name(format!("broadside-{node}"))
+            .request_timeout(Some(REQUEST_TIMEOUT))
+            // Keep trying while the bus restarts; frames meanwhile are lost
+            // and rooms heal by rejoining.
+            .retry_on_initial_connect()
+            .connect(url)
+            .await
+            .map_err(|e| LinkError::Bus(e.to_string()))?;
+        let (outgoing, queue) = mpsc::channel(OUTGOING);
+        tokio::spawn(publish(client.clone(), queue));
+        Ok(Arc::new(Cluster {
+            client,
+            node: node.to_string(),
+            outgoing,
+        }))
+    }
+
+    pub fn node(&self) -> &str {
+        &self.node
+    }
+
+    /// Queues a frame for a connection on `node`; `false` if the queue is
+    /// full (the member is then dropped as too slow).
+    pub fn send_frame(&self, node: &str, conn: ConnId, frame: String) -> bool {
+        self.outgoing
+            .try_send(Outgoing {
+                node: node.to_string(),
+                conn,
+                body: Body::Frame(frame),
+            })
+            .is_ok()
+    }
+
+    /// Tells a connection on `node` to join `code` afresh.
+    pub fn send_rejoin(&self, node: &str, conn: ConnId, code: &str) {
+        let _ = self.outgoing.try_send(Outgoing {
+            node: node.to_string(),
+            conn,
+            body: Body::Rejoin(code.to_string()),
+        });
+    }
+
+    /// Says that this node now owns `code` (`owner: None`: nobody does).
+    pub async fn announce_owner(&self, code: &str, owner: Option<&str>) {
+        let payload = Bytes::from(owner.unwrap_or("").to_string());
+        if let Err(error) = self
+            .client
+            .publish(format!("bs.owner.{code}"), payload)
+            .await
+        {
+            eprintln!("broadside: bus: cannot announce the owner of {code}: {error}");
+        }
+    }
+
+    /// Sends one request to the owner of `code` and waits for its answer.
+    pub async fn request(&self, code: &str, op: &RemoteOp) -> Result<(), LinkError> {
+        self.ask(code, op)
+            .await?
+            .map_err(|refusal| LinkError::Bus(refusal.message))
+    }
+
+    /// Sends one request to the owner of `code`; the owner's refusal (a join's
+    /// room_full, …) is the inner error, for the client.
+    pub async fn ask(&self, code: &str, op: &RemoteOp) -> Result<Result<(), Refusal>, LinkError> {
+        let payload =
+            serde_json::to_vec(op).expect("a remote request is plain data and always serializes");
+        let answer = self
+            .client
+            .request(format!("bs.room.{code}"), payload.into())
+            .await
+            .map_err(|error| {
+                use async_nats::client::RequestErrorKind;
+                match error.kind() {
+                    RequestErrorKind::NoResponders | RequestErrorKind::TimedOut => LinkError::Gone,
+                    _ => LinkError::Bus(error.to_string()),
+                }
+            })?;
+        serde_json::from_slice(&answer.payload)
+            .map_err(|e| LinkError::Bus(format!("an unreadable answer: {e}")))
+    }
+
+    /// Listens for the remote members' requests to a room this node owns and
+    /// hands them to its actor, until the returned task is aborted.
+    pub async fn serve_room(
+        self: &Arc<Self>,
+        code: &str,
+        actor: mpsc::Sender<RoomMsg>,
+    ) -> Result<JoinHandle<()>, LinkError> {
+        let mut requests = self
+            .client
+            .subscribe(format!("bs.room.{code}"))
+            .await
+            .map_err(|e| LinkError::Bus(e.to_string()))?;
+        let cluster = self.clone();
+        Ok(tokio::spawn(async move {
+            while let Some(message) = requests.next().await {
+                let Some(reply) = message.reply.clone() else {
+                    continue;
+                };
+                let answer = match serde_json::from_slice::<RemoteOp>(&message.payload) {
+                    Ok(op) => cluster.forward(op, &actor).await,
+                    Err(error) => Err(Refusal::bad_request(format!(
+                        "an unreadable request from another node: {error}"
+                    ))),
+                };
+                let payload = serde_json::to_vec(&answer)
+                    .expect("an answer is plain data and always serializes");
+                let _ = cluster.client.publish(reply, payload.into()).await;
+            }
+        }))
+    }
+
+    /// Hands one remote request to the room's actor; answers once the actor
+    /// has it (joins and disconnects: once it has done it).
+    async fn forward(
+        self: &Arc<Self>,
+        op: RemoteOp,
+        actor: &mpsc::Sender<RoomMsg>,
+    ) -> Result<(), Refusal> {
+        let closed = || Refusal::new("room_not_found", "the room is closed");
+        match op {
+            RemoteOp::Join {
+                node,
+                conn,
+                player_id,
+                nickname,
+                role,
+                ip,
+            } => {
+                let (reply, answer) = oneshot::channel();
+                let message = RoomMsg::Join {
+                    conn,
+                    person: Person {
+                        player_id,
+                        nickname,
+                    },
+                    role,
+                    ip,
+                    outbox: Outbox::remote(self.clone(), node, conn),
+                    reply,
+                };
+                actor.send(message).await.map_err(|_| closed())?;
+                answer.await.map_err(|_| closed())?
+            }
+            RemoteOp::Request { conn, text, .. } => {
+                let (frame, id) = protocol::parse(&text).map_err(|e| e.refusal)?;
+                let request = Request::from_frame(frame)
+                    .ok_or_else(|| Refusal::bad_request("this frame is not for a room"))?;
+                actor
+                    .send(RoomMsg::Request { conn, request, id })
+                    .await
+                    .map_err(|_| closed())
+            }
+            RemoteOp::Leave { conn, .. } => actor
+                .send(RoomMsg::Leave { conn })
+                .await
+                .map_err(|_| closed()),
+            RemoteOp::Disconnect { conn, .. } => {
+                let (done, confirmed) = oneshot::channel();
+                actor
+                    .send(RoomMsg::Disconnect {
+                        conn,
+                        done: Some(done),
+                    })
+                    .await
+                    .map_err(|_| closed())?;
+                confirmed.await.map_err(|_| closed())
+            }
+            RemoteOp::Sync => {
+                let (done, synced) = oneshot::channel();
+                actor
+                    .send(RoomMsg::Sync { done })
+                    .await
+                    .map_err(|_| closed())?;
+                synced.await.map_err(|_| closed())
+            }
+        }
+    }
+
+    /// Delivers what other nodes send this node's connections, and rejoins
+    /// connections whose room changed owner. Runs until the server stops.
+    pub async fn serve_node(self: Arc<Self>, shared: Weak<Shared>) -> Result<(), LinkError> {
+        let bus = |e: async_nats::SubscribeError| LinkError::Bus(e.to_string());
+        let mut frames = self
+            .client
+            .subscribe(format!("bs.node.{}", self.node))
+            .await
+            .map_err(bus)?;
+        let mut owners = self.client.subscribe("bs.owner.*").await.map_err(bus)?;
+        tokio::spawn(async move {
+            loop {
+                tokio::select! {
+                    Some(message) = frames.next() => {
+                        let Some(shared) = shared.upgrade() else { break };
+                        deliver(&shared, &message);
+                    }
+                    Some(message) = owners.next() => {
+                        let Some(shared) = shared.upgrade() else { break };
+                        let code = message.subject.as_str().trim_start_matches("bs.owner.");
+                        let owner = String::from_utf8_lossy(&message.payload);
+                        shared.conns.owner_changed(code, &owner);
+                    }
+                    else => break,
+                }
+            }
+        });
+        Ok(())
+    }
+}
+
+/// Publishes the queued frames in order.
+async fn publish(client: async_nats::Client, mut queue: mpsc::Receiver<Outgoing>) {
+    while let Some(out) = queue.recv().await {
+        let mut headers = async_nats::HeaderMap::new();
+        headers.insert("conn", out.conn.to_string().as_str());
+        let payload = match out.body {
+            Body::Frame(frame) => Bytes::from(frame),
+            Body::Rejoin(code) => {
+                headers.insert("rejoin", code.as_str());
+                Bytes::new()
+            }
+        };
+        if let Err(error) = client
+            .publish_with_headers(format!("bs.node.{}", out.node), headers, payload)
+            .await
+        {
+            eprintln!("broadside: bus: a frame was lost: {error}");
+        }
+    }
+}
+
+/// One message for a connection of this node.
+fn deliver(shared: &Shared, message: &async_nats::Message) {
+    let Some(headers) = &message.headers else {
+        return;
+    };
+    let Some(conn) = headers
+        .get("conn")
+        .and_then(|v| u64::from_str(v.as_str()).ok())
+    else {
+        return;
+    };
+    let Some(outbox) = shared.conns.outbox(conn) else {
+        return;
+    };
+    match headers.get("rejoin") {
+        Some(code) => outbox.rejoin(code.as_str()),
+        None => {
+            if let Ok(frame) = String::from_utf8(message.payload.to_vec()) {
+                outbox.send(frame);
+            }
+        }
+    }
+}
+
+/// The connections of this node: their outboxes (for frames arriving from
+/// other nodes) and the room each is linked to.
+#[derive(Default)]
+pub struct Conns {
+    map: Mutex<HashMap<ConnId, Registered>>,
+}
+
+struct Registered {
+    outbox: Outbox,
+    /// The room and, when it lives elsewhere, the node that owns it.
+    link: Option<(String, Option<String>)>,
+}
+
+impl Conns {
+    pub fn register(&self, conn: ConnId, outbox: Outbox) {
+        self.lock().insert(conn, Registered { outbox, link: None });
+    }
+
+    pub fn unregister(&self, conn: ConnId) {
+        self.lock().remove(&conn);
+    }
+
+    /// Records which room a connection is in (`None`: none).
+    pub fn set_link(&self, conn: ConnId, link: Option<(String, Option<String>)>) {
+        if let Some(registered) = self.lock().get_mut(&conn) {
+            registered.link = link;
+        }
+    }
+
+    fn outbox(&self, conn: ConnId) -> Option<Outbox> {
+        self.lock().get(&conn).map(|r| r.outbox.clone())
+    }
+
+    /// Tells every connection linked to `code` on another node than `owner`
+    /// to join it afresh.
+    fn owner_changed(&self, code: &str, owner: &str) {
+        for registered in self.lock().values() {
+            if let Some((linked, Some(node))) = &registered.link {
+                if linked == code && node != owner {
+                    registered.outbox.rejoin(code);
+                }
+            }
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ConnId, Registered>> {
+        self.map.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
