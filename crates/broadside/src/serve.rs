@@ -31,6 +31,10 @@ pub struct ServeArgs {
     /// rooms move to a live node within about this time.
     #[arg(long, default_value_t = Config::default().lease_ttl.as_secs())]
     pub lease_secs: u64,
+    /// A load balancer in front of this node (repeat for several): its
+    /// connections have no per-address cap and name the client in X-Real-IP.
+    #[arg(long = "trusted-proxy")]
+    pub trusted_proxies: Vec<std::net::IpAddr>,
     /// Milliseconds a bot waits before it moves.
     #[arg(long, default_value_t = 700)]
     pub bot_delay_ms: u64,
@@ -158,6 +162,7 @@ impl Default for ServeArgs {
             bus: None,
             node: "local".into(),
             lease_secs: Config::default().lease_ttl.as_secs(),
+            trusted_proxies: Vec::new(),
             bot_delay_ms: 700,
             limits: LimitArgs::default(),
         }
@@ -197,6 +202,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         node: args.node,
         bus: args.bus,
         lease_ttl: Duration::from_secs(args.lease_secs.max(1)),
+        trusted_proxies: args.trusted_proxies,
         ..Config::default()
     });
     // Every connection is a file; the database, the listener and the pool need

@@ -120,7 +120,9 @@ impl Addresses {
 
     /// Counts a new connection from `ip`, unless the server or the address
     /// already has as many as allowed.
-    pub fn admit(self: &Arc<Self>, ip: IpAddr) -> Result<Slot, Full> {
+    /// A new connection from `ip`; `proxy`: a trusted load balancer, which
+    /// carries many clients' connections and so has no per-address cap.
+    pub fn admit(self: &Arc<Self>, ip: IpAddr, proxy: bool) -> Result<Slot, Full> {
         let now = Instant::now();
         let mut table = self.table();
         if table.open >= self.limits.max_connections {
@@ -136,7 +138,7 @@ impl Addresses {
             new_rooms: Bucket::new(limits.room_burst, limits.rooms_per_minute / 60.0),
             seen: now,
         });
-        if address.open >= limits.max_per_address {
+        if address.open >= limits.max_per_address && !proxy {
             return Err(Full::Address);
         }
         address.open += 1;
@@ -252,13 +254,20 @@ mod tests {
     fn connections_are_counted_per_address_and_in_all_until_dropped() {
         let addresses = Addresses::new(limits(3, 2));
         let (a, b): (IpAddr, IpAddr) = ("10.0.0.1".parse().unwrap(), "10.0.0.2".parse().unwrap());
-        let a1 = addresses.admit(a).expect("first");
-        let a2 = addresses.admit(a).expect("second");
-        assert_eq!(addresses.admit(a).unwrap_err(), Full::Address);
-        let b1 = addresses.admit(b).expect("another address");
-        assert_eq!(addresses.admit(b).unwrap_err(), Full::Server);
+        let a1 = addresses.admit(a, false).expect("first");
+        let a2 = addresses.admit(a, false).expect("second");
+        assert_eq!(addresses.admit(a, false).unwrap_err(), Full::Address);
+        let b1 = addresses.admit(b, false).expect("another address");
+        assert_eq!(addresses.admit(b, false).unwrap_err(), Full::Server);
         drop(a1);
-        let b2 = addresses.admit(b).expect("a freed slot");
+        let b2 = addresses.admit(b, false).expect("a freed slot");
+        drop(b2);
+        // A trusted proxy carries many clients: only the server's cap holds.
+        let p1 = addresses
+            .admit(a, true)
+            .expect("a proxy's third connection");
+        drop(p1);
+        let b2 = addresses.admit(b, false).expect("a freed slot again");
         assert_eq!(addresses.open(), 3);
         drop((a2, b1, b2));
         assert_eq!(addresses.open(), 0);
@@ -268,11 +277,11 @@ mod tests {
     fn buckets_belong_to_the_address_not_the_connection() {
         let addresses = Addresses::new(limits(10, 10));
         let ip: IpAddr = "10.0.0.1".parse().unwrap();
-        let first = addresses.admit(ip).unwrap();
+        let first = addresses.admit(ip, false).unwrap();
         assert!(addresses.take_new_room(ip));
         drop(first);
         // Reconnecting does not refill the bucket.
-        let _again = addresses.admit(ip).unwrap();
+        let _again = addresses.admit(ip, false).unwrap();
         assert!(!addresses.take_new_room(ip));
         assert!(addresses.may_guess(ip));
         assert!(addresses.take_unknown_code(ip) && addresses.take_unknown_code(ip));

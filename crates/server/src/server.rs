@@ -78,6 +78,10 @@ pub struct Config {
     /// How long a node's hold on a room lasts unless renewed (renewed every
     /// third of it): a dead node's rooms move on within about this time.
     pub lease_ttl: Duration,
+    /// Load balancers in front of this node: their connections have no
+    /// per-address cap, and the client's address is read from the
+    /// `X-Real-IP` header they set (for the per-address limits).
+    pub trusted_proxies: Vec<IpAddr>,
 }
 
 impl Default for Config {
@@ -106,6 +110,7 @@ impl Default for Config {
             node: "local".into(),
             bus: None,
             lease_ttl: Duration::from_secs(6),
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -372,7 +377,8 @@ pub async fn run(
             },
             () = &mut shutdown => break,
         };
-        match shared.addresses.admit(peer.ip()) {
+        let proxy = shared.config.trusted_proxies.contains(&peer.ip());
+        match shared.addresses.admit(peer.ip(), proxy) {
             Ok(slot) => serve_connection(&shared, &app, tcp, slot),
             Err(full) => {
                 tokio::spawn(refuse_connection(tcp, full));
@@ -453,12 +459,20 @@ fn serve_connection(shared: &Arc<Shared>, app: &Router, tcp: TcpStream, slot: Sl
     // Frames are small and answer a person's click: send them at once rather
     // than wait for Nagle's algorithm to batch them with an acknowledgement.
     let _ = tcp.set_nodelay(true);
-    let addr = ClientAddr(slot.ip());
+    let peer = slot.ip();
+    let proxy = shared.config.trusted_proxies.contains(&peer);
     let io = TokioIo::new(Counted { tcp, _slot: slot });
     let app = app.clone();
     let service = hyper::service::service_fn(move |request: Request<Incoming>| {
+        // Behind a trusted load balancer the client is the one it names.
+        let client = proxy
+            .then(|| request.headers().get("x-real-ip"))
+            .flatten()
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.trim().parse::<IpAddr>().ok())
+            .unwrap_or(peer);
         let mut request = request.map(axum::body::Body::new);
-        request.extensions_mut().insert(addr);
+        request.extensions_mut().insert(ClientAddr(client));
         let mut app = app.clone();
         async move { app.call(request).await }
     });
