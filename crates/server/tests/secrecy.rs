@@ -291,19 +291,10 @@ fn check_frames(frames: &[Value], spectator: bool) -> usize {
 
 /// The stored setup and commands of a room's current game.
 fn stored_game(db: &Path, code: &str) -> (Setup, Vec<Command>) {
-    let conn = rusqlite::Connection::open(db).unwrap();
-    let (id, setup): (i64, String) = conn
-        .query_row("SELECT games.id, games.setup FROM games JOIN rooms ON rooms.game_id = games.id WHERE rooms.code = ?1", [code], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
-        .unwrap();
-    let mut statement = conn
-        .prepare("SELECT command FROM commands WHERE game_id = ?1 ORDER BY seq")
-        .unwrap();
-    let commands = statement
-        .query_map([id], |r| r.get::<_, String>(0))
-        .unwrap()
-        .map(|c| serde_json::from_str(&c.unwrap()).unwrap())
+    let (setup, commands) = stored_game_rows(db, code);
+    let commands = commands
+        .iter()
+        .map(|c| serde_json::from_str(c).unwrap())
         .collect();
     (serde_json::from_str(&setup).unwrap(), commands)
 }
