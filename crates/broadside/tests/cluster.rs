@@ -7,15 +7,15 @@
 //! command (scripts/test.sh) installs and starts both where they are missing;
 //! run alone, these tests fail when the services cannot be reached.
 
-#[path = "../../server/tests/common/mod.rs"]
-mod common;
+#[path = "../../server/tests/common/client.rs"]
+mod client;
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use common::*;
+use client::*;
 use serde_json::{json, Value};
 
 /// The lease the nodes of these tests hold rooms for: a dead node's rooms
@@ -179,6 +179,11 @@ impl Drop for Node {
     fn drop(&mut self) {
         // A paused node cannot die until it runs again.
         self.signal_quietly(libc::SIGCONT);
+        if std::thread::panicking() {
+            for line in self.log.lock().unwrap().iter() {
+                eprintln!("node {}: {line}", self.name);
+            }
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -201,6 +206,8 @@ fn duel() -> Value {
 
 /// Plays `turns` shots by whoever is to move, through either client.
 async fn play_turns(ana: &mut Client, bea: &mut Client, turns: usize) {
+    ana.state_until(|s| phase(s) == "battle").await;
+    bea.state_until(|s| phase(s) == "battle").await;
     for _ in 0..turns {
         let state = ana.state_until(|s| phase(s) == "battle").await;
         let (shooter, other) = if my_move(&state) {
