@@ -16,12 +16,29 @@ if ! command -v tmux >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq tmux
 fi
 
+# PostgreSQL and NATS for the storage and cluster tests, nginx for the
+# cluster's load balancer: installed and started where missing, reused where
+# they run. Each test makes its own fresh database.
+echo "== services (PostgreSQL, NATS, nginx)"
+eval "$(scripts/services.sh up)"
+export BROADSIDE_TEST_POSTGRES="$BROADSIDE_PG_URL"
+export BROADSIDE_TEST_NATS="$BROADSIDE_NATS_URL"
+
 echo "== cargo fmt --check"
 cargo fmt --all --check
 echo "== cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
 echo "== cargo test (release)"
 cargo test --workspace --release
+echo "== the server's suites again, on PostgreSQL"
+BROADSIDE_TEST_BACKEND=postgres cargo test --release -p broadside-server --tests
+# The suites' databases (bs_test_*, bs_cluster_*) are dropped as they end;
+# whatever an interrupted run left behind goes now.
+psql "$BROADSIDE_TEST_POSTGRES" -X -q -t -A -c \
+  "SELECT datname FROM pg_database WHERE datname LIKE 'bs\_test\_%' OR datname LIKE 'bs\_cluster\_%'" |
+  while read -r name; do
+    psql "$BROADSIDE_TEST_POSTGRES" -X -q -c "DROP DATABASE IF EXISTS \"$name\" WITH (FORCE)" || true
+  done
 echo "== fuzzing (a short run of each target; scripts/fuzz.sh SECONDS for longer)"
 scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
 echo "== browser end-to-end tests"
