@@ -112,6 +112,17 @@ pub struct LoadArgs {
     /// Print one JSON object as the last line of stdout instead of a summary.
     #[arg(long)]
     pub json: bool,
+    /// When a connection drops (its node died, the server restarted), connect
+    /// again with the same token, rejoin the same game and play on, instead of
+    /// abandoning it; every state after that is checked to still hold every
+    /// shot acknowledged before (lost_acknowledged counts those missing).
+    #[arg(long)]
+    pub resume: bool,
+    /// At the end, write every seat's last view as JSON lines to this file
+    /// (room code, token, seat, phase, boards), after waiting for the answers
+    /// of the moves in flight, so that a server can be checked against it.
+    #[arg(long)]
+    pub final_views: Option<std::path::PathBuf>,
 }
 
 /// Counters shared by every game task and the reporter.
@@ -152,6 +163,14 @@ struct Shared {
     expensive_kinds: Mutex<BTreeMap<String, u64>>,
     /// Microseconds from the window's start to the attack's last answer.
     expensive_last_micros: AtomicU64,
+    /// Connections connected again and rejoined (`--resume`).
+    resumed: AtomicU64,
+    /// Acknowledged shots that a later state no longer showed.
+    lost_acknowledged: AtomicU64,
+    /// Acknowledged shots in all.
+    acknowledged: AtomicU64,
+    /// The seats' last views (`--final-views`).
+    final_views: Mutex<Vec<serde_json::Value>>,
 }
 
 impl Shared {
@@ -185,6 +204,10 @@ impl Shared {
             expensive_answers: AtomicU64::new(0),
             expensive_kinds: Mutex::new(BTreeMap::new()),
             expensive_last_micros: AtomicU64::new(0),
+            resumed: AtomicU64::new(0),
+            lost_acknowledged: AtomicU64::new(0),
+            acknowledged: AtomicU64::new(0),
+            final_views: Mutex::new(Vec::new()),
         })
     }
 
@@ -281,6 +304,10 @@ impl Drop for Gauge<'_> {
 
 /// What every game task needs to know.
 struct Setup {
+    /// Rejoin dropped games rather than abandon them.
+    resume: bool,
+    /// Record the last views at the end.
+    final_views: bool,
     addr: SocketAddr,
     url: String,
     preset: String,
@@ -313,6 +340,9 @@ struct Frame {
     /// The refused frame's type, on an `error`.
     #[serde(default)]
     request: Option<String>,
+    /// The session token, on `welcome`.
+    #[serde(default)]
+    token: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -320,7 +350,7 @@ struct Room {
     code: String,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, serde::Serialize)]
 struct View {
     seat: Option<u64>,
     phase: String,
@@ -328,7 +358,7 @@ struct View {
     boards: Vec<Board>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, serde::Serialize)]
 struct Board {
     owner: Option<u64>,
     rows: Vec<String>,
@@ -409,6 +439,13 @@ struct Player<'a> {
     pending: Option<(Expect, Instant)>,
     /// When this player acts next.
     next_at: Option<Instant>,
+    /// The session token (to connect again with `--resume`).
+    token: Option<String>,
+    /// The cell of the shot in flight, as `(board, col, row)`.
+    aiming: Option<(u64, usize, usize)>,
+    /// The cells of this game's acknowledged shots: every later state must
+    /// show them shot.
+    acked: Vec<(u64, usize, usize)>,
 }
 
 impl Player<'_> {
@@ -473,6 +510,9 @@ async fn connect<'a>(
         view: None,
         pending: None,
         next_at: None,
+        token: None,
+        aiming: None,
+        acked: Vec::new(),
     })
 }
 
@@ -649,7 +689,9 @@ async fn setup_and_play<'a>(
     players.push(connect(setup, shared, stop).await?);
     let host = &mut players[0].ws;
     send(host, shared, hello("a")).await?;
-    expect(host, "welcome", shared, stop).await?;
+    let token = expect(host, "welcome", shared, stop).await?.token;
+    players[0].token = token;
+    let host = &mut players[0].ws;
     let bots = if person_vs_person {
         json!([])
     } else {
@@ -670,7 +712,9 @@ async fn setup_and_play<'a>(
         players.push(connect(setup, shared, stop).await?);
         let guest = &mut players[1].ws;
         send(guest, shared, hello("b")).await?;
-        expect(guest, "welcome", shared, stop).await?;
+        let token = expect(guest, "welcome", shared, stop).await?.token;
+        players[1].token = token;
+        let guest = &mut players[1].ws;
         send(
             guest,
             shared,
@@ -720,12 +764,29 @@ async fn setup_and_play<'a>(
             }
         };
         match wake {
-            Wake::Over => return Err(Stop::Over),
+            Wake::Over => {
+                if setup.final_views {
+                    record_final_views(players, &code, shared).await;
+                }
+                return Err(Stop::Over);
+            }
             Wake::Message(p, message) => {
-                let Some(frame) = read(message, shared)? else {
-                    continue;
+                let frame = match read(message, shared) {
+                    Ok(Some(frame)) => frame,
+                    Ok(None) => continue,
+                    Err(Stop::Failed) if setup.resume => {
+                        resume(&mut players[p], &code, setup, shared, stop).await?;
+                        forget_in_flight(&mut players[p], p, &mut in_flight);
+                        continue;
+                    }
+                    Err(stop) => return Err(stop),
                 };
                 match frame.kind.as_str() {
+                    // A room frame in the middle of a game: the room moved to
+                    // another node and this connection was joined to it there.
+                    // A move in flight may be lost with the old owner: decide
+                    // again from the next state.
+                    "room" if setup.resume => forget_in_flight(&mut players[p], p, &mut in_flight),
                     "state" => {
                         last_state = Instant::now();
                         if running.is_none() {
@@ -747,8 +808,13 @@ async fn setup_and_play<'a>(
                         if let Some((expect, _)) = player.pending {
                             if answered(&frame, seat, expect) {
                                 player.pending = None;
+                                if let Some(cell) = player.aiming.take() {
+                                    player.acked.push(cell);
+                                    shared.acknowledged.fetch_add(1, Ordering::Relaxed);
+                                }
                             }
                         }
+                        check_acknowledged(player, frame.view.as_ref(), shared);
                         let finished = view.phase == "finished";
                         let was_finished =
                             player.view.as_ref().is_some_and(|v| v.phase == "finished");
@@ -825,6 +891,7 @@ async fn setup_and_play<'a>(
                             let Some((board, col, row)) = pick_target(view, rng) else {
                                 continue;
                             };
+                            player.aiming = Some((board, col, row));
                             (
                                 json!({"type": "command", "command": {"cmd": "fire",
                                     "target": {"board": board, "at": [col, row]}}}),
@@ -841,6 +908,119 @@ async fn setup_and_play<'a>(
                     }
                 }
             }
+        }
+    }
+}
+
+/// How long a dropped connection keeps trying to rejoin its game.
+const RESUME_PATIENCE: Duration = Duration::from_secs(30);
+
+/// Connects a player again with its token and rejoins the room (`--resume`).
+async fn resume(
+    player: &mut Player<'_>,
+    code: &str,
+    setup: &Setup,
+    shared: &Shared,
+    stop: &mut watch::Receiver<bool>,
+) -> Result<(), Stop> {
+    let token = player.token.clone().ok_or(Stop::Failed)?;
+    let give_up = Instant::now() + RESUME_PATIENCE;
+    loop {
+        let attempt: Result<Ws, Stop> = async {
+            let mut ws = open_within(setup, shared, stop).await?;
+            let hello = json!({"type": "hello", "token": token, "lang": "en"});
+            send(&mut ws, shared, hello).await?;
+            expect(&mut ws, "welcome", shared, stop).await?;
+            let join = json!({"type": "join_room", "code": code, "as": "player"});
+            send(&mut ws, shared, join).await?;
+            expect(&mut ws, "room", shared, stop).await?;
+            Ok(ws)
+        }
+        .await;
+        match attempt {
+            Ok(ws) => {
+                player.ws = ws;
+                shared.resumed.fetch_add(1, Ordering::Relaxed);
+                return Ok(());
+            }
+            Err(Stop::Over) => return Err(Stop::Over),
+            Err(Stop::Failed) if Instant::now() < give_up => {
+                tokio::select! {
+                    _ = tokio::time::sleep(RETRY) => {}
+                    _ = stop.changed() => return Err(Stop::Over),
+                }
+            }
+            Err(Stop::Failed) => return Err(Stop::Failed),
+        }
+    }
+}
+
+/// Forgets a player's move in flight (it may have been lost with a node):
+/// the player decides again from its next state.
+fn forget_in_flight(player: &mut Player<'_>, p: usize, in_flight: &mut VecDeque<(usize, Instant)>) {
+    player.pending = None;
+    player.aiming = None;
+    player.next_at = None;
+    in_flight.retain(|&(shooter, _)| shooter != p);
+}
+
+/// Counts the acknowledged shots a new state no longer shows as shot (a new
+/// game, in placement, starts the list afresh).
+fn check_acknowledged(player: &mut Player<'_>, view: Option<&View>, shared: &Shared) {
+    let Some(view) = view else { return };
+    if view.phase == "placement" || view.phase == "shop" {
+        player.acked.clear();
+        return;
+    }
+    let before = player.acked.len();
+    player.acked.retain(|&(board, col, row)| {
+        let shown = view
+            .boards
+            .iter()
+            .find(|b| b.owner == Some(board))
+            .and_then(|b| b.rows.get(row))
+            .and_then(|line| line.as_bytes().get(col).copied());
+        shown != Some(b'~')
+    });
+    let lost = before - player.acked.len();
+    if lost > 0 {
+        shared
+            .lost_acknowledged
+            .fetch_add(lost as u64, Ordering::Relaxed);
+    }
+}
+
+/// Waits for the answers of the moves in flight (and whatever the room sends
+/// with them) for a moment, then records every seat's last view.
+async fn record_final_views(players: &mut [Player<'_>], code: &str, shared: &Shared) {
+    let give_up = tokio::time::Instant::now() + Duration::from_secs(3);
+    loop {
+        let mut heard = false;
+        for player in players.iter_mut() {
+            let quiet = tokio::time::Instant::now() + Duration::from_millis(300);
+            while let Ok(Some(message)) = timeout_at(quiet.min(give_up), player.ws.next()).await {
+                let Ok(Some(frame)) = read(Some(message), shared) else {
+                    break;
+                };
+                heard = true;
+                if frame.kind == "state" && frame.view.is_some() {
+                    player.view = frame.view;
+                }
+            }
+        }
+        let waiting = players.iter().any(|p| p.pending.is_some());
+        if (!heard && !waiting) || tokio::time::Instant::now() >= give_up {
+            break;
+        }
+        for player in players.iter_mut() {
+            player.pending = None;
+        }
+    }
+    let mut views = shared.final_views.lock().unwrap_or_else(|e| e.into_inner());
+    for player in players.iter() {
+        if let (Some(view), Some(token)) = (&player.view, &player.token) {
+            views.push(json!({"code": code, "token": token, "seat": view.seat,
+                "phase": view.phase, "boards": view.boards}));
         }
     }
 }
@@ -1348,6 +1528,8 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
     let setup = Arc::new(Setup {
         addr,
         url: format!("ws://{addr}/ws"),
+        resume: args.resume,
+        final_views: args.final_views.is_some(),
         preset: args.preset.clone(),
         pace: Duration::from_millis(args.pace_ms),
         ws_config: WebSocketConfig::default()
@@ -1522,6 +1704,16 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
         let _ = timeout_at(wind_down, task).await;
     }
 
+    if let Some(path) = &args.final_views {
+        let views = shared.final_views.lock().unwrap_or_else(|e| e.into_inner());
+        let mut text = String::new();
+        for view in views.iter() {
+            text.push_str(&view.to_string());
+            text.push('\n');
+        }
+        std::fs::write(path, text)
+            .with_context(|| format!("writing the final views to {}", path.display()))?;
+    }
     let errors = shared.errors();
     let error_codes = shared
         .error_codes
@@ -1545,6 +1737,9 @@ async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u64>) -> Res
         "max_ms": quantiles.map(|q| q.2),
         "shots_per_second": shots_per_second,
         "games_finished": shared.games_finished.load(Ordering::Relaxed),
+        "resumed": shared.resumed.load(Ordering::Relaxed),
+        "acknowledged": shared.acknowledged.load(Ordering::Relaxed),
+        "lost_acknowledged": shared.lost_acknowledged.load(Ordering::Relaxed),
         "ramp_seconds": (ramp_seconds * 100.0).round() / 100.0,
         "seconds": round1(seconds),
         "pace_ms": args.pace_ms,
