@@ -448,7 +448,20 @@ struct Player<'a> {
     acked: Vec<(u64, usize, usize)>,
 }
 
-impl Player<'_> {
+impl<'a> Player<'a> {
+    fn new(ws: Ws, shared: &'a Shared) -> Player<'a> {
+        Player {
+            ws,
+            _open: Gauge::hold(&shared.connections),
+            view: None,
+            pending: None,
+            next_at: None,
+            token: None,
+            aiming: None,
+            acked: Vec::new(),
+        }
+    }
+
     fn seat(&self) -> Option<u64> {
         self.view.as_ref().and_then(|v| v.seat)
     }
@@ -504,16 +517,7 @@ async fn connect<'a>(
     stop: &mut watch::Receiver<bool>,
 ) -> Result<Player<'a>, Stop> {
     let ws = open_within(setup, shared, stop).await?;
-    Ok(Player {
-        ws,
-        _open: Gauge::hold(&shared.connections),
-        view: None,
-        pending: None,
-        next_at: None,
-        token: None,
-        aiming: None,
-        acked: Vec::new(),
-    })
+    Ok(Player::new(ws, shared))
 }
 
 async fn send(ws: &mut Ws, shared: &Shared, frame: serde_json::Value) -> Result<(), Stop> {
@@ -781,12 +785,14 @@ async fn setup_and_play<'a>(
                     }
                     Err(stop) => return Err(stop),
                 };
+                // A state without events is a join's: the connection was joined
+                // to its room again (it moved to another node). A move in
+                // flight may have been lost with the old owner: decide again
+                // from this state.
+                if setup.resume && frame.kind == "state" && frame.events.is_empty() {
+                    forget_in_flight(&mut players[p], p, &mut in_flight);
+                }
                 match frame.kind.as_str() {
-                    // A room frame in the middle of a game: the room moved to
-                    // another node and this connection was joined to it there.
-                    // A move in flight may be lost with the old owner: decide
-                    // again from the next state.
-                    "room" if setup.resume => forget_in_flight(&mut players[p], p, &mut in_flight),
                     "state" => {
                         last_state = Instant::now();
                         if running.is_none() {
@@ -1919,6 +1925,8 @@ mod tests {
                 .expect("the answer is written");
         });
         let setup = Setup {
+            resume: false,
+            final_views: false,
             addr,
             url: format!("ws://{addr}/ws"),
             preset: "classic".to_string(),
@@ -1935,6 +1943,54 @@ mod tests {
         assert_eq!(shared.errors(), 1);
         assert_eq!(shared.connections.load(Ordering::Relaxed), 0);
         server.join().expect("the fake server ends");
+    }
+
+    /// A state that no longer shows an acknowledged shot counts it as lost,
+    /// once; a new game's placement starts the list afresh.
+    #[tokio::test]
+    async fn acknowledged_shots_missing_from_a_later_state_are_counted() {
+        let (ws, _) = ws_pair().await;
+        let shared = Shared::new().expect("a histogram");
+        let mut player = Player::new(ws, &shared);
+        player.acked = vec![(1, 0, 0), (1, 2, 1)];
+        let board = |rows: &[&str]| Board {
+            owner: Some(1),
+            rows: rows.iter().map(|r| r.to_string()).collect(),
+        };
+        let state = |phase: &str, rows: &[&str]| View {
+            seat: Some(0),
+            phase: phase.into(),
+            to_move: vec![0],
+            boards: vec![board(rows)],
+        };
+        let mut lost_after = |phase: &str, rows: &[&str]| {
+            check_acknowledged(&mut player, Some(&state(phase, rows)), &shared);
+            shared.lost_acknowledged.load(Ordering::Relaxed)
+        };
+        assert_eq!(lost_after("battle", &["o~~", "~~X"]), 0);
+        assert_eq!(lost_after("battle", &["o~~", "~~~"]), 1);
+        assert_eq!(lost_after("battle", &["o~~", "~~~"]), 1, "counted once");
+        assert_eq!(lost_after("placement", &["~~~", "~~~"]), 1);
+        assert!(player.acked.is_empty());
+    }
+
+    /// Both ends of a WebSocket over loopback.
+    async fn ws_pair() -> (Ws, Ws) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("binds");
+        let addr = listener.local_addr().expect("bound");
+        let server = tokio::spawn(async move {
+            let (tcp, _) = listener.accept().await.expect("accepts");
+            tokio_tungstenite::accept_async(tcp)
+                .await
+                .expect("upgrades")
+        });
+        let tcp = TcpStream::connect(addr).await.expect("connects");
+        let (client, _) = tokio_tungstenite::client_async(format!("ws://{addr}/ws"), tcp)
+            .await
+            .expect("handshake");
+        (client, server.await.expect("the server side"))
     }
 
     #[test]
