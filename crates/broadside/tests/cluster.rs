@@ -282,3 +282,33 @@ async fn a_soak_behind_nginx_loses_nothing_when_a_node_dies() {
     assert_eq!(gapless, "0", "every game's log is gapless");
     eprintln!("soak: {checked} final views equal their replayed games");
 }
+
+/// When a node dies, the rooms on other nodes stop counting its connections:
+/// its people are shown disconnected within a few seconds.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_people_of_a_dead_node_are_shown_disconnected() {
+    let _serial = SERIAL.lock().await;
+    let db = FreshDb::new("silent");
+    let n1 = Node::start("n1", &db);
+    let mut n2 = Node::start("n2", &db);
+    let (mut ana, mut bea, _) = duel_across(&n1, &n2).await;
+    play_turns(&mut ana, &mut bea, 1).await;
+    let connected = |room: &Value| room["room"]["seats"][1]["connected"] == true;
+    assert!(connected(ana.room.as_ref().expect("Ana has the room")));
+    n2.kill();
+    let waited = Instant::now();
+    loop {
+        let room = ana.expect_any("room").await;
+        if !connected(&room) {
+            break;
+        }
+        assert!(
+            waited.elapsed() < Duration::from_secs(15),
+            "Bea stays connected"
+        );
+    }
+    eprintln!(
+        "a dead node's people shown disconnected after {:?}",
+        waited.elapsed()
+    );
+}

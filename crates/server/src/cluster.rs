@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex, Weak};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use bytes::Bytes;
 use futures_util::StreamExt;
@@ -104,11 +104,20 @@ pub enum LinkError {
     Bus(String),
 }
 
+/// How often a node says it is alive (`bs.alive.NODE`).
+const HEARTBEAT: Duration = Duration::from_secs(2);
+/// A node not heard from for this long is taken for dead: rooms elsewhere drop
+/// its connections from their members.
+const SILENCE: Duration = Duration::from_secs(7);
+
 /// A node's place in the cluster.
 pub struct Cluster {
     client: async_nats::Client,
     node: String,
     outgoing: mpsc::Sender<Outgoing>,
+    /// When each other node was last heard from.
+    heard: Mutex<HashMap<String, Instant>>,
+    started: Instant,
 }
 
 /// A node name must be usable in NATS subjects and unique in the cluster.
@@ -139,7 +148,28 @@ impl Cluster {
             client,
             node: node.to_string(),
             outgoing,
+            heard: Mutex::new(HashMap::new()),
+            started: Instant::now(),
         }))
+    }
+
+    /// Whether `node` has been heard from lately (this node always has).
+    pub fn is_alive(&self, node: &str) -> bool {
+        if node == self.node {
+            return true;
+        }
+        let heard = self.heard.lock().unwrap_or_else(|p| p.into_inner());
+        match heard.get(node) {
+            Some(at) => at.elapsed() < SILENCE,
+            // Not heard of yet: only this node may be new.
+            None => self.started.elapsed() < SILENCE,
+        }
+    }
+
+    /// Notes that `node` just spoke (a heartbeat or a request).
+    fn heard_from(&self, node: &str) {
+        let mut heard = self.heard.lock().unwrap_or_else(|p| p.into_inner());
+        heard.insert(node.to_string(), Instant::now());
     }
 
     pub fn node(&self) -> &str {
@@ -245,6 +275,9 @@ impl Cluster {
         actor: &mpsc::Sender<RoomMsg>,
     ) -> Result<(), Refusal> {
         let closed = || Refusal::new("room_not_found", "the room is closed");
+        if let RemoteOp::Join { node, .. } | RemoteOp::Request { node, .. } = &op {
+            self.heard_from(node);
+        }
         match op {
             RemoteOp::Join {
                 node,
@@ -314,9 +347,21 @@ impl Cluster {
             .await
             .map_err(bus)?;
         let mut owners = self.client.subscribe("bs.owner.*").await.map_err(bus)?;
+        let mut alive = self.client.subscribe("bs.alive.*").await.map_err(bus)?;
+        let mut heartbeat = tokio::time::interval(HEARTBEAT);
         tokio::spawn(async move {
             loop {
                 tokio::select! {
+                    _ = heartbeat.tick() => {
+                        if shared.strong_count() == 0 {
+                            break;
+                        }
+                        let subject = format!("bs.alive.{}", self.node);
+                        let _ = self.client.publish(subject, Bytes::new()).await;
+                    }
+                    Some(message) = alive.next() => {
+                        self.heard_from(message.subject.as_str().trim_start_matches("bs.alive."));
+                    }
                     Some(message) = frames.next() => {
                         let Some(shared) = shared.upgrade() else { break };
                         deliver(&shared, &message);

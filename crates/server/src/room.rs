@@ -657,6 +657,7 @@ impl Room {
                 () = sleep_until(wake) => self.on_wake().await,
                 () = tokio::time::sleep(idle_after), if idle => break End::Idle,
                 _ = renew.tick(), if shared_db => {
+                    self.drop_silent_members();
                     match self.shared.db.renew(&self.lease, self.shared.config.lease_ttl).await {
                         Ok(true) => {}
                         Ok(false) => self.fenced = true,
@@ -1487,6 +1488,19 @@ impl Room {
             "setup": self.setup,
             "rules": self.rules,
         })
+    }
+
+    /// Drops the members whose node has gone silent (it died with their
+    /// connections; they will join again wherever they reconnect).
+    fn drop_silent_members(&mut self) {
+        let before = self.members.len();
+        self.members.retain(|_, member| match &member.outbox {
+            Outbox::Remote { cluster, node, .. } => cluster.is_alive(node),
+            Outbox::Local(_) => true,
+        });
+        if self.members.len() != before {
+            self.broadcast_room();
+        }
     }
 
     fn broadcast_room(&mut self) {
