@@ -15,7 +15,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use client::*;
-use serde_json::Value;
+use serde_json::{json, Value};
 use support::*;
 
 /// The cluster tests run one at a time: each starts several nodes, and on two
@@ -311,4 +311,77 @@ async fn the_people_of_a_dead_node_are_shown_disconnected() {
         "a dead node's people shown disconnected after {:?}",
         waited.elapsed()
     );
+}
+
+/// Whatever node each person is on: invite codes, chat, spectators,
+/// `my_games`, the end of a game and a rematch all work across nodes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_spectators_my_games_and_rematch_work_across_nodes() {
+    let _serial = SERIAL.lock().await;
+    let db = FreshDb::new("features");
+    let n1 = Node::start("n1", &db);
+    let n2 = Node::start("n2", &db);
+    let (mut ana, mut bea, code) = duel_across(&n1, &n2).await;
+    let mut cai = n2.person("Cai").await;
+    let room = cai.join(&code, "spectator").await;
+    assert_eq!(room["room"]["you"]["spectator"], true);
+    assert!(cai.state_until(|_| true).await["view"]["seat"].is_null());
+
+    bea.send(json!({"type": "chat", "text": "good luck"})).await;
+    for client in [&mut ana, &mut cai] {
+        let chat = client.expect_any("chat").await;
+        assert_eq!(
+            (chat["from"].as_str(), chat["text"].as_str()),
+            (Some("Bea"), Some("good luck"))
+        );
+    }
+    bea.send(json!({"type": "my_games"})).await;
+    let games = bea.expect_any("games").await;
+    assert_eq!(games["games"][0]["code"], code.as_str());
+
+    let (ana_end, bea_end) = finish(&mut ana, &mut bea).await;
+    assert_eq!(phase(&ana_end), "finished");
+    assert_eq!(phase(&bea_end), "finished");
+    let watched = cai.state_until(|s| phase(s) == "finished").await;
+    assert!(
+        watched["view"]["seat"].is_null(),
+        "the spectator watched to the end"
+    );
+
+    // Bea, on the other node, asks for the rematch: both get the new game.
+    bea.send(json!({"type": "rematch"})).await;
+    ana.state_until(|s| phase(s) == "placement").await;
+    bea.state_until(|s| phase(s) == "placement").await;
+}
+
+/// A node stopped with SIGTERM hands its rooms over at once: the game goes
+/// on on another node well within the lease time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_stopped_gracefully_hands_its_rooms_over_at_once() {
+    let _serial = SERIAL.lock().await;
+    let db = FreshDb::new("sigterm");
+    let mut n1 = Node::start("n1", &db);
+    let n2 = Node::start("n2", &db);
+    let (mut ana, mut bea, code) = duel_across(&n1, &n2).await;
+    play_turns(&mut ana, &mut bea, 2).await;
+    bea.drain(Duration::from_millis(200)).await;
+    let before = boards(&bea.state.clone().expect("Bea has a state"));
+    let stopped = Instant::now();
+    n1.signal(libc::SIGTERM);
+    bea.state = None;
+    let resumed = bea.state_until(|_| true).await;
+    let took = stopped.elapsed();
+    assert_eq!(boards(&resumed), before, "every shot is kept");
+    assert!(
+        took < Duration::from_secs(LEASE_SECS),
+        "the room moved in {took:?}, not at once"
+    );
+    n1.child.wait().expect("node 1 exits");
+    // Ana comes back through the surviving node and the game goes on.
+    let token = ana.token.clone().expect("Ana has a token");
+    drop(ana);
+    let mut ana = n2.returning(&token, "Ana").await;
+    ana.join(&code, "player").await;
+    play_turns(&mut ana, &mut bea, 2).await;
+    eprintln!("graceful hand-over: {took:?}");
 }
