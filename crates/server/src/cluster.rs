@@ -32,7 +32,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::protocol::{self, Refusal, Role};
-use crate::room::{ConnId, Outbox, Person, Request, RoomMsg};
+use crate::room::{ConnId, Control, Outbox, Person, Request, RoomMsg};
 use crate::server::Shared;
 
 /// Frames waiting to be published before a room drops a remote member as too
@@ -52,7 +52,7 @@ struct Outgoing {
 
 enum Body {
     Frame(String),
-    Rejoin(String),
+    Control(Control),
 }
 
 /// Where a connection's room lives.
@@ -166,6 +166,18 @@ impl Cluster {
         }
     }
 
+    /// Hands a connection of this node (`shared.conns`) or of another node a
+    /// control.
+    pub fn control_for(shared: &Shared, node: &str, conn: ConnId, control: Control) {
+        if node == shared.config.node {
+            if let Some(outbox) = shared.conns.outbox(conn) {
+                outbox.control(control);
+            }
+        } else if let Some(cluster) = &shared.cluster {
+            cluster.send_control(node, conn, control);
+        }
+    }
+
     /// Notes that `node` just spoke (a heartbeat or a request).
     fn heard_from(&self, node: &str) {
         let mut heard = self.heard.lock().unwrap_or_else(|p| p.into_inner());
@@ -188,12 +200,12 @@ impl Cluster {
             .is_ok()
     }
 
-    /// Tells a connection on `node` to join `code` afresh.
-    pub fn send_rejoin(&self, node: &str, conn: ConnId, code: &str) {
+    /// Hands a connection on `node` a control (join a room, join it afresh).
+    pub fn send_control(&self, node: &str, conn: ConnId, control: Control) {
         let _ = self.outgoing.try_send(Outgoing {
             node: node.to_string(),
             conn,
-            body: Body::Rejoin(code.to_string()),
+            body: Body::Control(control),
         });
     }
 
@@ -387,8 +399,12 @@ async fn publish(client: async_nats::Client, mut queue: mpsc::Receiver<Outgoing>
         headers.insert("conn", out.conn.to_string().as_str());
         let payload = match out.body {
             Body::Frame(frame) => Bytes::from(frame),
-            Body::Rejoin(code) => {
+            Body::Control(Control::Rejoin(code)) => {
                 headers.insert("rejoin", code.as_str());
+                Bytes::new()
+            }
+            Body::Control(Control::Join(code)) => {
+                headers.insert("join", code.as_str());
                 Bytes::new()
             }
         };
@@ -415,9 +431,12 @@ fn deliver(shared: &Shared, message: &async_nats::Message) {
     let Some(outbox) = shared.conns.outbox(conn) else {
         return;
     };
-    match headers.get("rejoin") {
-        Some(code) => outbox.rejoin(code.as_str()),
-        None => {
+    if let Some(code) = headers.get("rejoin") {
+        outbox.control(Control::Rejoin(code.to_string()));
+    } else if let Some(code) = headers.get("join") {
+        outbox.control(Control::Join(code.to_string()));
+    } else {
+        {
             if let Ok(frame) = String::from_utf8(message.payload.to_vec()) {
                 outbox.send(frame);
             }
@@ -454,7 +473,7 @@ impl Conns {
         }
     }
 
-    fn outbox(&self, conn: ConnId) -> Option<Outbox> {
+    pub fn outbox(&self, conn: ConnId) -> Option<Outbox> {
         self.lock().get(&conn).map(|r| r.outbox.clone())
     }
 

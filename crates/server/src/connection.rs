@@ -17,10 +17,14 @@ use serde_json::{json, Value};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
-use crate::cluster::{Link, LinkError, RemoteOp, REQUEST_TIMEOUT};
+use broadside_engine::{Options, Preset};
+
+use crate::cluster::{Cluster, Link, LinkError, RemoteOp, REQUEST_TIMEOUT};
 use crate::cpu::Key;
+use crate::db::Waiting;
 use crate::limits::Bucket;
 use crate::protocol::{self, close, ClientFrame, CreateRoom, Refusal, Role};
+use crate::ratings::PROVISIONAL_DEVIATION;
 use crate::room::{ConnId, Control, Outbox, Person, Request, Room, RoomMsg, RoomSetup};
 use crate::secret;
 use crate::server::{now_ms, Shared};
@@ -45,7 +49,28 @@ struct Connection {
     flood: Bucket,
     /// Whether the last frame was dropped (the first of a flood is answered).
     flooding: bool,
+    /// The client's language, from `hello`.
+    lang: Option<String>,
+    /// Waiting for a quick match.
+    matching: Option<Matching>,
 }
+
+/// A connection's wait in the quick-match queue.
+struct Matching {
+    preset: Preset,
+    since: Instant,
+    /// Whether the bot was offered already.
+    offered: bool,
+    /// The count last told to the client.
+    waiting: Option<u32>,
+}
+
+/// How often a waiting connection looks for a partner.
+const MATCH_POLL: std::time::Duration = std::time::Duration::from_secs(1);
+/// Rooms in the open rooms' list, lines of a leaderboard and of a history.
+const OPEN_ROOMS: usize = 50;
+const LEADERBOARD: usize = 50;
+const HISTORY: usize = 50;
 
 /// The room a connection is in.
 struct Linked {
@@ -77,9 +102,12 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
         frames: Bucket::new(config.frame_burst, config.frames_per_second),
         flood: Bucket::new(config.flood_close, FLOOD_FORGIVEN_PER_SECOND),
         flooding: false,
+        lang: None,
+        matching: None,
         shared,
     };
     let hello_by = Instant::now() + config.hello_timeout;
+    let mut match_tick = tokio::time::interval(MATCH_POLL);
     let mut heard = Instant::now();
     let mut ping =
         tokio::time::interval_at(Instant::now() + config.ping_interval, config.ping_interval);
@@ -119,10 +147,17 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
                 }
             }
             Some(control) = controls.recv() => {
-                let Control::Rejoin(code) = control;
-                if connection.rejoin(&code).await.is_err() {
-                    break Some((close::RESTART, "the room moved and could not be reached again; reconnect"));
+                match control {
+                    Control::Rejoin(code) => {
+                        if connection.rejoin(&code).await.is_err() {
+                            break Some((close::RESTART, "the room moved and could not be reached again; reconnect"));
+                        }
+                    }
+                    Control::Join(code) => connection.matched(code).await,
                 }
+            }
+            _ = match_tick.tick(), if connection.matching.is_some() => {
+                connection.matching_tick().await;
             }
             () = stalled.notified() => {
                 break Some((close::TOO_SLOW, "too slow: frames for this connection no longer fit its queue; reconnect"));
@@ -143,6 +178,13 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
         }
     };
     connection.detach().await;
+    if let (Some(_), Some(person)) = (&connection.matching, &connection.person) {
+        let _ = connection
+            .shared
+            .db
+            .dequeue(person.player_id, connection.id)
+            .await;
+    }
     connection.shared.conns.unregister(connection.id);
     if let Some((code, reason)) = closing {
         let frame = CloseFrame {
@@ -276,6 +318,12 @@ impl Connection {
                 self.my_games(&person).await
             }
             ClientFrame::CreateRoom(create) => self.create_room(person, create).await,
+            ClientFrame::QuickMatch(preset) => self.quick_match(person, preset).await,
+            ClientFrame::CancelMatch => self.cancel_match(&person).await,
+            ClientFrame::AcceptBot => self.accept_bot(person).await,
+            ClientFrame::OpenRooms => self.open_rooms().await,
+            ClientFrame::Leaderboard(preset) => self.leaderboard(preset).await,
+            ClientFrame::History => self.history(&person).await,
             ClientFrame::JoinRoom(join) => self.join_by_code(person, &join.code, join.role).await,
             ClientFrame::Leave => {
                 let linked = self.room.take().ok_or_else(not_in_room)?;
@@ -377,6 +425,20 @@ impl Connection {
         }
     }
 
+    /// A quick match paired this connection into room `code` (made by the
+    /// partner's connection, maybe on another node).
+    async fn matched(&mut self, code: String) {
+        if self.matching.take().is_none() {
+            return;
+        }
+        let Some(person) = self.person.clone() else {
+            return;
+        };
+        if let Err(refusal) = self.join(person, code, Role::Player).await {
+            self.refuse(&refusal, Some("quick_match"), None);
+        }
+    }
+
     /// Joins room `code` again where it lives now (it moved to another node).
     async fn rejoin(&mut self, code: &str) -> Result<(), Refusal> {
         let Some(linked) = self.room.take_if(|linked| linked.code == code) else {
@@ -443,6 +505,9 @@ impl Connection {
         };
         self.send(protocol::welcome_frame(&token, &person.nickname));
         self.person = Some(person);
+        self.lang = hello
+            .lang
+            .filter(|lang| protocol::LANGUAGES.contains(&lang.as_str()));
         Ok(())
     }
 
@@ -494,7 +559,24 @@ impl Connection {
             seats: create.seats,
             options: create.options.unwrap_or_default(),
             teams: create.teams,
+            public: create.public,
+            rated: create.rated,
+            language: self.lang.clone(),
         };
+        let bots: Vec<(usize, Level)> = create.bots.iter().map(|b| (b.seat, b.level)).collect();
+        let code = self.new_room(setup, person.clone(), None, &bots).await?;
+        self.join(person, code, Role::Player).await
+    }
+
+    /// Makes a room (a free code, stored, its actor running) with `person`
+    /// as host, `guest` in seat 1 and `bots`; returns its code.
+    async fn new_room(
+        &self,
+        setup: RoomSetup,
+        person: Person,
+        guest: Option<Person>,
+        bots: &[(usize, Level)],
+    ) -> Result<String, Refusal> {
         // A custom fleet's fit check is a search: on the pool, in this
         // address's turn.
         let rules = {
@@ -510,7 +592,6 @@ impl Connection {
                     )
                 })??
         };
-        let bots: Vec<(usize, Level)> = create.bots.iter().map(|b| (b.seat, b.level)).collect();
         for _ in 0..CODE_ATTEMPTS {
             let code = secret::new_room_code().map_err(internal)?;
             let Some(room) = Room::create(
@@ -519,7 +600,8 @@ impl Connection {
                 setup.clone(),
                 rules.clone(),
                 person.clone(),
-                &bots,
+                guest.clone(),
+                bots,
             )
             .await?
             else {
@@ -529,9 +611,296 @@ impl Connection {
                 .spawn_room(code.clone(), room)
                 .await
                 .map_err(internal)?;
-            return self.join(person, code, Role::Player).await;
+            return Ok(code);
         }
         Err(internal("no free room code"))
+    }
+
+    /// Starts the game of a room this node just made (a quick match).
+    async fn start_now(&self, code: &str) -> Result<(), Refusal> {
+        let Some(Link::Local(room)) = self.shared.room(code).await.map_err(internal)? else {
+            return Err(internal("the new room is gone"));
+        };
+        let (done, started) = oneshot::channel();
+        room.send(RoomMsg::StartNow { done })
+            .await
+            .map_err(|_| internal("the new room is gone"))?;
+        started
+            .await
+            .map_err(|_| internal("the new room is gone"))?
+    }
+
+    // ----- public play ---------------------------------------------------------------
+
+    /// `quick_match`: waits in the preset's queue, or pairs with whoever has
+    /// waited longest for it.
+    async fn quick_match(&mut self, person: Person, preset: Preset) -> Result<(), Refusal> {
+        self.matching = Some(Matching {
+            preset,
+            since: Instant::now(),
+            offered: false,
+            waiting: None,
+        });
+        self.enqueue(&person, preset).await?;
+        self.try_match(&person).await
+    }
+
+    async fn enqueue(&self, person: &Person, preset: Preset) -> Result<(), Refusal> {
+        let waiting = Waiting {
+            player_id: person.player_id,
+            nickname: person.nickname.clone(),
+            node: self.shared.config.node.clone(),
+            conn: self.id,
+        };
+        self.shared
+            .db
+            .enqueue(waiting, preset.id().to_string(), now_ms())
+            .await
+            .map_err(internal)
+    }
+
+    /// Pairs this connection with the person who has waited longest for the
+    /// same preset, if anybody waits; otherwise tells the client how many wait.
+    async fn try_match(&mut self, person: &Person) -> Result<(), Refusal> {
+        let Some(matching) = &self.matching else {
+            return Ok(());
+        };
+        let preset = matching.preset;
+        let db = &self.shared.db;
+        // A partner whose node died is skipped (and left out of the queue).
+        for _ in 0..4 {
+            let Some((_, partner)) = db
+                .take_partner(person.player_id, self.id)
+                .await
+                .map_err(internal)?
+            else {
+                break;
+            };
+            let alive = match &self.shared.cluster {
+                Some(cluster) => cluster.is_alive(&partner.node),
+                None => true,
+            } && (partner.node != self.shared.config.node
+                || self.shared.conns.outbox(partner.conn).is_some());
+            if alive {
+                return self.start_match(person.clone(), preset, partner).await;
+            }
+            self.enqueue(person, preset).await?;
+        }
+        let waiting = db
+            .waiting(preset.id().to_string())
+            .await
+            .map_err(internal)?;
+        let Some(matching) = self.matching.as_mut() else {
+            return Ok(());
+        };
+        if matching.waiting != Some(waiting) {
+            matching.waiting = Some(waiting);
+            let waited = matching.since.elapsed().as_millis() as u64;
+            let wait = self.shared.config.match_wait.as_millis() as u64;
+            self.send(
+                json!({"type": "matching", "preset": preset.id(), "waiting": waiting,
+                    "waited_ms": waited, "bot_offer_ms": wait})
+                .to_string(),
+            );
+        }
+        Ok(())
+    }
+
+    /// A rated room for this person and their partner, started at once; the
+    /// partner's connection (on this node or another) is told to join it.
+    async fn start_match(
+        &mut self,
+        person: Person,
+        preset: Preset,
+        partner: Waiting,
+    ) -> Result<(), Refusal> {
+        self.matching = None;
+        let setup = RoomSetup {
+            preset,
+            seats: 2,
+            options: Options::default(),
+            teams: None,
+            public: false,
+            rated: true,
+            language: self.lang.clone(),
+        };
+        let guest = Person {
+            player_id: partner.player_id,
+            nickname: partner.nickname.clone(),
+        };
+        let code = self
+            .new_room(setup, person.clone(), Some(guest), &[])
+            .await?;
+        self.start_now(&code).await?;
+        Cluster::control_for(
+            &self.shared,
+            &partner.node,
+            partner.conn,
+            Control::Join(code.clone()),
+        );
+        self.join(person, code, Role::Player).await
+    }
+
+    /// Once a second while waiting: pairs if a partner came, updates the
+    /// count, and offers a bot after the wait.
+    async fn matching_tick(&mut self) {
+        let Some(person) = self.person.clone() else {
+            return;
+        };
+        if let Err(refusal) = self.try_match(&person).await {
+            self.refuse(&refusal, Some("quick_match"), None);
+        }
+        let wait = self.shared.config.match_wait;
+        let Some(matching) = self.matching.as_mut() else {
+            return;
+        };
+        if !matching.offered && matching.since.elapsed() >= wait {
+            matching.offered = true;
+            let preset = matching.preset;
+            let level = self.bot_level(&person, preset).await;
+            self.send(
+                json!({"type": "bot_offer", "preset": preset.id(), "level": level.id()})
+                    .to_string(),
+            );
+        }
+    }
+
+    /// A bot of about this person's strength in `preset`.
+    async fn bot_level(&self, person: &Person, preset: Preset) -> Level {
+        let rating = self
+            .shared
+            .db
+            .ratings(vec![person.player_id], preset.id().to_string())
+            .await
+            .ok()
+            .and_then(|r| r.get(&person.player_id).map(|r| r.rating))
+            .unwrap_or(1500.0);
+        match rating {
+            r if r < 1350.0 => Level::Easy,
+            r if r < 1550.0 => Level::Medium,
+            r if r < 1750.0 => Level::Hard,
+            _ => Level::Expert,
+        }
+    }
+
+    /// `accept_bot`: leaves the queue for a game against a bot, at once.
+    async fn accept_bot(&mut self, person: Person) -> Result<(), Refusal> {
+        let matching = self.matching.take().ok_or_else(not_matching)?;
+        self.shared
+            .db
+            .dequeue(person.player_id, self.id)
+            .await
+            .map_err(internal)?;
+        let level = self.bot_level(&person, matching.preset).await;
+        let setup = RoomSetup {
+            preset: matching.preset,
+            seats: 2,
+            options: Options::default(),
+            teams: None,
+            public: false,
+            rated: false,
+            language: self.lang.clone(),
+        };
+        let code = self
+            .new_room(setup, person.clone(), None, &[(1, level)])
+            .await?;
+        self.start_now(&code).await?;
+        self.join(person, code, Role::Player).await
+    }
+
+    /// `cancel_match`.
+    async fn cancel_match(&mut self, person: &Person) -> Result<(), Refusal> {
+        self.matching.take().ok_or_else(not_matching)?;
+        self.shared
+            .db
+            .dequeue(person.player_id, self.id)
+            .await
+            .map_err(internal)?;
+        self.send(json!({"type": "match_cancelled"}).to_string());
+        Ok(())
+    }
+
+    /// `open_rooms`: the public rooms in their lobby with a seat open.
+    async fn open_rooms(&self) -> Result<(), Refusal> {
+        let rooms = self
+            .shared
+            .db
+            .open_rooms(OPEN_ROOMS)
+            .await
+            .map_err(internal)?;
+        let rooms: Vec<Value> = rooms
+            .into_iter()
+            .filter_map(|room| {
+                let setup: RoomSetup = serde_json::from_str(&room.setup).ok()?;
+                let taken = room.seats.iter().filter(|s| s.kind != "open").count();
+                let host = room.seats.first().and_then(|s| s.nickname.clone());
+                (taken < setup.seats).then(|| {
+                    json!({"code": room.code, "preset": setup.preset.id(), "seats": setup.seats,
+                        "taken": taken, "language": setup.language, "host": host,
+                        "rated": setup.rated, "updated": room.updated_ms})
+                })
+            })
+            .collect();
+        self.send(json!({"type": "open_rooms", "rooms": rooms}).to_string());
+        Ok(())
+    }
+
+    /// `leaderboard`: the best ratings of a preset.
+    async fn leaderboard(&self, preset: Preset) -> Result<(), Refusal> {
+        let rows = self
+            .shared
+            .db
+            .leaderboard(preset.id().to_string(), LEADERBOARD)
+            .await
+            .map_err(internal)?;
+        let players: Vec<Value> = rows
+            .into_iter()
+            .map(|row| {
+                json!({"nickname": row.nickname, "rating": row.rating.rating.round(),
+                    "deviation": row.rating.deviation.round(), "games": row.rating.games,
+                    "wins": row.rating.wins,
+                    "provisional": row.rating.deviation > PROVISIONAL_DEVIATION})
+            })
+            .collect();
+        self.send(
+            json!({"type": "leaderboard", "preset": preset.id(), "players": players}).to_string(),
+        );
+        Ok(())
+    }
+
+    /// `history`: the person's finished games, newest first.
+    async fn history(&self, person: &Person) -> Result<(), Refusal> {
+        let games = self
+            .shared
+            .db
+            .history(person.player_id, HISTORY)
+            .await
+            .map_err(internal)?;
+        let games: Vec<Value> = games
+            .into_iter()
+            .map(|game| {
+                let preset = serde_json::from_str::<Value>(&game.setup)
+                    .ok()
+                    .and_then(|setup| setup.get("preset").cloned())
+                    .unwrap_or(Value::Null);
+                let result = match game.placing {
+                    1 if game.firsts == game.seats => "draw".to_string(),
+                    1 => "win".to_string(),
+                    _ if game.seats == 2 => "loss".to_string(),
+                    placing => format!("place {placing}"),
+                };
+                let change = game
+                    .rating_before
+                    .zip(game.rating_after)
+                    .map(|(before, after)| (after - before).round());
+                json!({"id": game.game_id, "code": game.code, "preset": preset,
+                    "finished_at": game.finished_ms, "result": result, "placing": game.placing,
+                    "seats": game.seats, "rating": game.rating_after.map(f64::round),
+                    "rating_change": change, "replay": format!("/g/{}", game.game_id)})
+            })
+            .collect();
+        self.send(json!({"type": "history", "games": games}).to_string());
+        Ok(())
     }
 
     /// `join_room`: codes that name no room are rationed per address, so that
@@ -701,7 +1070,17 @@ fn frame_name(frame: &ClientFrame) -> &'static str {
         ClientFrame::Leave => "leave",
         ClientFrame::MyGames => "my_games",
         ClientFrame::Ping => "ping",
+        ClientFrame::QuickMatch(_) => "quick_match",
+        ClientFrame::CancelMatch => "cancel_match",
+        ClientFrame::AcceptBot => "accept_bot",
+        ClientFrame::OpenRooms => "open_rooms",
+        ClientFrame::Leaderboard(_) => "leaderboard",
+        ClientFrame::History => "history",
     }
+}
+
+fn not_matching() -> Refusal {
+    Refusal::new("not_matching", "you are not waiting for a quick match")
 }
 
 fn not_in_room() -> Refusal {

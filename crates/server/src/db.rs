@@ -17,8 +17,11 @@
 mod postgres;
 mod sqlite;
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
+
+use crate::ratings::Rating;
 
 /// A failure of the database.
 #[derive(Debug, thiserror::Error)]
@@ -64,6 +67,8 @@ pub struct RoomRecord {
     pub phase: String,
     /// JSON list of the seats to move.
     pub to_move: String,
+    /// Listed among the open rooms while in its lobby.
+    pub public: bool,
 }
 
 /// The current game of a room as stored.
@@ -92,6 +97,69 @@ pub struct CommandRecord {
     pub finished: bool,
     /// Whether the room's summary (phase, seats to move) changed.
     pub summary_changed: bool,
+    /// The placings, with the command that ended the game (and its ratings,
+    /// if it was rated), written in the same transaction.
+    pub results: Option<GameResults>,
+}
+
+/// How a game ended for each seat.
+#[derive(Clone, Debug)]
+pub struct GameResults {
+    pub preset: String,
+    /// Whether the people's ratings change (ratings.rs).
+    pub rated: bool,
+    pub seats: Vec<SeatResult>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SeatResult {
+    pub seat: usize,
+    /// The person in the seat (`None`: a bot or nobody).
+    pub player_id: Option<i64>,
+    /// 1 for the winners, then by elimination (later out is better).
+    pub placing: u32,
+}
+
+/// A public room in its lobby.
+#[derive(Clone, Debug)]
+pub struct OpenRoom {
+    pub code: String,
+    /// JSON of the room's setup.
+    pub setup: String,
+    pub seats: Vec<SeatRecord>,
+    pub updated_ms: i64,
+}
+
+/// One line of a leaderboard.
+#[derive(Clone, Debug)]
+pub struct Ranked {
+    pub nickname: String,
+    pub rating: Rating,
+}
+
+/// One finished game of a person's history.
+#[derive(Clone, Debug)]
+pub struct PastGame {
+    pub game_id: i64,
+    pub code: String,
+    /// JSON of the room's setup (its preset).
+    pub setup: String,
+    pub finished_ms: i64,
+    pub placing: u32,
+    /// How many seats played, and how many placed first.
+    pub seats: u32,
+    pub firsts: u32,
+    pub rating_before: Option<f64>,
+    pub rating_after: Option<f64>,
+}
+
+/// A person in the quick-match queue, and where their connection is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Waiting {
+    pub player_id: i64,
+    pub nickname: String,
+    pub node: String,
+    pub conn: u64,
 }
 
 /// One line of `my_games`.
@@ -317,6 +385,69 @@ impl Db {
         limit: usize,
     ) -> Result<Vec<ChatRecord>, DbError> {
         both!(self, recent_chat(code, limit))
+    }
+
+    // ----- public play -------------------------------------------------------------
+
+    /// Public rooms still in their lobby, newest first.
+    pub async fn open_rooms(&self, limit: usize) -> Result<Vec<OpenRoom>, DbError> {
+        both!(self, open_rooms(limit))
+    }
+
+    /// The best `limit` ratings of a preset.
+    pub async fn leaderboard(&self, preset: String, limit: usize) -> Result<Vec<Ranked>, DbError> {
+        both!(self, leaderboard(preset, limit))
+    }
+
+    /// The current ratings of some people in a preset (missing: unrated).
+    pub async fn ratings(
+        &self,
+        players: Vec<i64>,
+        preset: String,
+    ) -> Result<BTreeMap<i64, Rating>, DbError> {
+        both!(self, ratings(players, preset))
+    }
+
+    /// The finished games a person played, newest first.
+    pub async fn history(&self, player_id: i64, limit: usize) -> Result<Vec<PastGame>, DbError> {
+        both!(self, history(player_id, limit))
+    }
+
+    /// Puts a person in the quick-match queue of a preset (again: the newest
+    /// connection and preset win).
+    pub async fn enqueue(
+        &self,
+        waiting: Waiting,
+        preset: String,
+        now_ms: i64,
+    ) -> Result<(), DbError> {
+        both!(self, enqueue(waiting, preset, now_ms))
+    }
+
+    /// Takes a person out of the queue, if they wait from connection `conn`.
+    pub async fn dequeue(&self, player_id: i64, conn: u64) -> Result<(), DbError> {
+        both!(self, dequeue(player_id, conn))
+    }
+
+    /// If `me` still waits (from `conn`), takes the person who has waited
+    /// longest for the same preset out of the queue together with `me`, and
+    /// returns the preset and them.
+    pub async fn take_partner(
+        &self,
+        me: i64,
+        conn: u64,
+    ) -> Result<Option<(String, Waiting)>, DbError> {
+        both!(self, take_partner(me, conn))
+    }
+
+    /// How many people wait for a preset.
+    pub async fn waiting(&self, preset: String) -> Result<u32, DbError> {
+        both!(self, waiting(preset))
+    }
+
+    /// Empties the queue of a node's connections (at its start: they are gone).
+    pub async fn clear_queue(&self, node: String) -> Result<(), DbError> {
+        both!(self, clear_queue(node))
     }
 
     // ----- leases ------------------------------------------------------------------

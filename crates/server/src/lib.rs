@@ -20,6 +20,7 @@ mod cpu;
 pub mod db;
 mod limits;
 mod protocol;
+mod ratings;
 mod room;
 mod secret;
 mod server;

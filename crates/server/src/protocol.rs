@@ -83,7 +83,13 @@ pub struct Hello {
     pub token: Option<String>,
     #[serde(default)]
     pub nickname: Option<String>,
+    /// The client's language (pt-PT, pt-BR, es, it, en); others are ignored.
+    #[serde(default)]
+    pub lang: Option<String>,
 }
+
+/// The languages of the clients.
+pub const LANGUAGES: &[&str] = &["pt-PT", "pt-BR", "es", "it", "en"];
 
 #[derive(Debug, Deserialize)]
 pub struct BotSeat {
@@ -116,6 +122,12 @@ pub struct CreateRoom {
     pub teams: Option<Vec<u32>>,
     #[serde(default)]
     pub bots: Vec<BotSeat>,
+    /// Listed among the open rooms while in its lobby.
+    #[serde(default)]
+    pub public: bool,
+    /// Games between people here change their ratings.
+    #[serde(default)]
+    pub rated: bool,
 }
 
 #[derive(Debug, Deserialize)]
@@ -152,6 +164,17 @@ pub struct SetOptions {
     pub options: Option<Options>,
     #[serde(skip)]
     pub teams: Option<Option<Vec<u32>>>,
+    #[serde(default)]
+    pub public: Option<bool>,
+    #[serde(default)]
+    pub rated: Option<bool>,
+}
+
+/// `quick_match` and `leaderboard` name a preset.
+#[derive(Debug, Deserialize)]
+pub struct ForPreset {
+    #[serde(default = "default_preset")]
+    pub preset: Preset,
 }
 
 #[derive(Debug, Deserialize)]
@@ -197,6 +220,12 @@ pub enum ClientFrame {
     Leave,
     MyGames,
     Ping,
+    QuickMatch(Preset),
+    CancelMatch,
+    AcceptBot,
+    OpenRooms,
+    Leaderboard(Preset),
+    History,
 }
 
 /// The largest request id a client may send: the largest integer a JavaScript
@@ -316,6 +345,12 @@ fn read_frame(kind: &str, object: Map<String, Value>) -> Result<ClientFrame, Ref
         "leave" => ClientFrame::Leave,
         "my_games" => ClientFrame::MyGames,
         "ping" => ClientFrame::Ping,
+        "quick_match" => ClientFrame::QuickMatch(fields::<ForPreset>(&object)?.preset),
+        "cancel_match" => ClientFrame::CancelMatch,
+        "accept_bot" => ClientFrame::AcceptBot,
+        "open_rooms" => ClientFrame::OpenRooms,
+        "leaderboard" => ClientFrame::Leaderboard(fields::<ForPreset>(&object)?.preset),
+        "history" => ClientFrame::History,
         other => {
             return Err(Refusal::new(
                 "unknown_type",

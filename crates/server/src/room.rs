@@ -21,8 +21,12 @@ use tokio::time::Instant;
 
 use crate::cluster::Cluster;
 use crate::cpu::{CpuError, Key};
-use crate::db::{ChatRecord, CommandRecord, DbError, GameRecord, Lease, RoomRecord, SeatRecord};
+use crate::db::{
+    ChatRecord, CommandRecord, DbError, GameRecord, GameResults, Lease, RoomRecord, SeatRecord,
+    SeatResult,
+};
 use crate::protocol::{self, ClientFrame, Refusal, Role, SeatChoice, SetOptions};
+use crate::ratings::{Rating, PROVISIONAL_DEVIATION};
 use crate::secret;
 use crate::server::{now_ms, Shared};
 
@@ -54,10 +58,12 @@ pub struct LocalOutbox {
 }
 
 /// What a room (or the cluster) asks of a connection besides frames.
-#[derive(Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Control {
     /// The room moved to another node: join it afresh.
     Rejoin(String),
+    /// A quick match paired this person into a new room: join it.
+    Join(String),
 }
 
 /// The connection's end of its outbox.
@@ -118,15 +124,20 @@ impl Outbox {
 
     /// Tells the connection to join room `code` afresh (it moved).
     pub fn rejoin(&self, code: &str) {
+        self.control(Control::Rejoin(code.to_string()));
+    }
+
+    /// Hands the connection a control, wherever it is.
+    pub fn control(&self, control: Control) {
         match self {
             Outbox::Local(local) => {
-                let _ = local.control.send(Control::Rejoin(code.to_string()));
+                let _ = local.control.send(control);
             }
             Outbox::Remote {
                 cluster,
                 node,
                 conn,
-            } => cluster.send_rejoin(node, *conn, code),
+            } => cluster.send_control(node, *conn, control),
         }
     }
 }
@@ -196,6 +207,10 @@ pub enum RoomMsg {
     /// Answers once every earlier message has been handled (so a read of the
     /// database after it sees this connection's earlier frames applied).
     Sync { done: oneshot::Sender<()> },
+    /// Starts the game of a room made full (a quick match): no host asks.
+    StartNow {
+        done: oneshot::Sender<Result<(), Refusal>>,
+    },
     /// A frame for the room from a connection that is in it.
     /// `id` is the frame's request id, echoed on its direct answer or error.
     Request {
@@ -250,7 +265,13 @@ impl Request {
             | ClientFrame::JoinRoom(_)
             | ClientFrame::Leave
             | ClientFrame::MyGames
-            | ClientFrame::Ping => return None,
+            | ClientFrame::Ping
+            | ClientFrame::QuickMatch(_)
+            | ClientFrame::CancelMatch
+            | ClientFrame::AcceptBot
+            | ClientFrame::OpenRooms
+            | ClientFrame::Leaderboard(_)
+            | ClientFrame::History => return None,
         })
     }
 
@@ -278,6 +299,15 @@ pub struct RoomSetup {
     pub options: Options,
     #[serde(default)]
     pub teams: Option<Vec<u32>>,
+    /// Listed among the open rooms while in its lobby.
+    #[serde(default)]
+    pub public: bool,
+    /// Whether a game between people here changes their ratings.
+    #[serde(default)]
+    pub rated: bool,
+    /// The host's language (shown in the open rooms' list).
+    #[serde(default)]
+    pub language: Option<String>,
 }
 
 impl RoomSetup {
@@ -413,6 +443,20 @@ struct Running {
     deadline: Option<Deadline>,
     /// When the bots to move should act (a human-friendly delay after a change).
     bot_due: Option<Instant>,
+    /// The seats knocked out so far, one group per command, in order (for
+    /// the placings).
+    out: Vec<Vec<usize>>,
+}
+
+/// The seats a command knocked out.
+fn knocked_out(events: &[Event]) -> Vec<usize> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            Event::Eliminated { seat } => Some(*seat),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A room and everything its actor owns.
@@ -436,6 +480,8 @@ pub struct Room {
     /// A write was refused by the fence: another node owns the room now, and
     /// this actor must stop at once.
     fenced: bool,
+    /// The ratings of the people seated here, in the room's preset.
+    ratings: BTreeMap<i64, Rating>,
 }
 
 /// Why a room could not be brought back from the database.
@@ -466,10 +512,14 @@ impl Room {
         setup: RoomSetup,
         rules: Rules,
         creator: Person,
+        guest: Option<Person>,
         bots: &[(usize, Level)],
     ) -> Result<Option<Room>, Refusal> {
         let mut seats = vec![Occupant::Open; setup.seats];
         seats[0] = Occupant::Person(creator);
+        if let (Some(guest), Some(seat)) = (guest, seats.get_mut(1)) {
+            *seat = Occupant::Person(guest);
+        }
         for &(seat, level) in bots {
             if seat == 0 || seat >= setup.seats {
                 return Err(Refusal::bad_request(format!(
@@ -497,6 +547,7 @@ impl Room {
             members: BTreeMap::new(),
             chat: VecDeque::new(),
             fenced: false,
+            ratings: BTreeMap::new(),
         };
         let config = &room.shared.config;
         let created = room
@@ -550,6 +601,7 @@ impl Room {
             chat: chat.into(),
             lease,
             fenced: false,
+            ratings: BTreeMap::new(),
         };
         room.schedule_bots();
         Ok(room)
@@ -586,6 +638,7 @@ impl Room {
                     serde_json::from_str(&stored.setup).map_err(|e| broken(e.to_string()))?;
                 let mut game = Game::new(&engine_setup).map_err(|e| broken(e.to_string()))?;
                 let mut bots = Room::bots_for(&seats, engine_setup.seed);
+                let mut out = Vec::new();
                 for (index, text) in stored.commands.iter().enumerate() {
                     let command: Command =
                         serde_json::from_str(text).map_err(|e| broken(e.to_string()))?;
@@ -594,6 +647,10 @@ impl Room {
                     })?;
                     for (&seat, bot) in bots.iter_mut() {
                         bot.observe(&game.events_for(Some(seat), &events));
+                    }
+                    let gone = knocked_out(&events);
+                    if !gone.is_empty() {
+                        out.push(gone);
                     }
                 }
                 let deadline = match game.phase() {
@@ -607,6 +664,7 @@ impl Room {
                     bots,
                     deadline,
                     bot_due: None,
+                    out,
                 })
             }
         };
@@ -751,6 +809,14 @@ impl Room {
             RoomMsg::Sync { done } => {
                 let _ = done.send(());
             }
+            RoomMsg::StartNow { done } => {
+                let started = if self.started() {
+                    Ok(())
+                } else {
+                    self.start_game(Key::Room(self.id)).await
+                };
+                let _ = done.send(started);
+            }
             RoomMsg::Request { conn, request, id } => {
                 let name = request.name();
                 if let Err(refusal) = self.request(conn, request, id).await {
@@ -858,6 +924,7 @@ impl Room {
                 spectator: role == Role::Spectator,
             },
         );
+        self.refresh_ratings().await;
         self.broadcast_room();
         if let Some(frame) = self.state_frame_for(conn, &[]) {
             self.send_to(conn, frame);
@@ -1094,6 +1161,12 @@ impl Room {
         if let Some(teams) = change.teams {
             setup.teams = teams;
         }
+        if let Some(public) = change.public {
+            setup.public = public;
+        }
+        if let Some(rated) = change.rated {
+            setup.rated = rated;
+        }
         // A custom fleet's fit check is a search: on the pool, in the client's turn.
         let rules = {
             let setup = setup.clone();
@@ -1195,6 +1268,7 @@ impl Room {
             seq: 0,
             deadline,
             bot_due: None,
+            out: Vec::new(),
         });
         self.broadcast_room();
         self.broadcast_state(&[]);
@@ -1246,7 +1320,18 @@ impl Room {
             finished: running.game.phase() == Phase::Finished,
             summary_changed: running.game.phase() != before.phase()
                 || running.game.to_move() != before.to_move(),
+            results: None,
         };
+        let gone = knocked_out(&events);
+        let mut record = record;
+        if record.finished {
+            let mut out = running.out.clone();
+            if !gone.is_empty() {
+                out.push(gone.clone());
+            }
+            record.results = Some(results(&self.setup, &self.seats, &running.game, &out));
+        }
+        let finished_rated = record.results.as_ref().is_some_and(|r| r.rated);
         if let Err(error) = self.shared.db.record_command(record, &self.lease).await {
             // Not stored means not accepted: the game goes back to where it was.
             if let Some(running) = self.game.as_mut() {
@@ -1260,6 +1345,9 @@ impl Room {
             .expect("only this actor changes the room's game, and it was there before the write");
         running.seq += 1;
         running.deadline = deadline;
+        if !gone.is_empty() {
+            running.out.push(gone);
+        }
         for (&seat, bot) in running.bots.iter_mut() {
             bot.observe(&running.game.events_for(Some(seat), &events));
         }
@@ -1275,6 +1363,9 @@ impl Room {
             )
         });
         self.broadcast_state(&events);
+        if finished_rated {
+            self.refresh_ratings().await;
+        }
         if seats_changed {
             self.broadcast_room();
         }
@@ -1462,8 +1553,11 @@ impl Room {
                         "connected": false, "ready": false})
                     }
                     Occupant::Person(person) => {
+                        let rating = self.ratings.get(&person.player_id);
                         json!({"seat": seat, "kind": "person", "nickname": person.nickname,
-                        "level": null, "connected": connected(seat), "ready": ready})
+                        "level": null, "connected": connected(seat), "ready": ready,
+                        "rating": rating.map(|r| r.rating.round()),
+                        "provisional": rating.map(|r| r.deviation > PROVISIONAL_DEVIATION)})
                     }
                     Occupant::Bot(level) => json!({"seat": seat, "kind": "bot", "nickname": null,
                         "level": level.id(), "connected": true, "ready": ready}),
@@ -1529,6 +1623,7 @@ impl Room {
             host: self.host,
             seats: self.seats.iter().map(Occupant::record).collect(),
             game_number: self.game_number,
+            public: self.setup.public,
             phase: self.phase_id().into(),
             to_move: json!(self
                 .game
@@ -1536,6 +1631,22 @@ impl Room {
                 .map(|r| r.game.to_move())
                 .unwrap_or_default())
             .to_string(),
+        }
+    }
+
+    /// Reads the ratings of the people seated here (shown beside their names).
+    async fn refresh_ratings(&mut self) {
+        let people: Vec<i64> = self
+            .seats
+            .iter()
+            .filter_map(|o| match o {
+                Occupant::Person(person) => Some(person.player_id),
+                _ => None,
+            })
+            .collect();
+        let preset = self.setup.preset.id().to_string();
+        if let Ok(ratings) = self.shared.db.ratings(people, preset).await {
+            self.ratings = ratings;
         }
     }
 
@@ -1578,6 +1689,31 @@ enum End {
     /// Another node took the room (the fence refused a write, or the lease
     /// could not be renewed).
     Lost,
+}
+
+/// How a finished game ended for each seat, and whether it is rated: the
+/// room is, and at least two seats hold people (bots never rate).
+fn results(setup: &RoomSetup, seats: &[Occupant], game: &Game, out: &[Vec<usize>]) -> GameResults {
+    let winners = game.winners().unwrap_or_default();
+    let placings = crate::ratings::placings(seats.len(), winners, out);
+    let seats: Vec<SeatResult> = seats
+        .iter()
+        .enumerate()
+        .map(|(seat, occupant)| SeatResult {
+            seat,
+            player_id: match occupant {
+                Occupant::Person(person) => Some(person.player_id),
+                _ => None,
+            },
+            placing: placings[seat],
+        })
+        .collect();
+    let people = seats.iter().filter(|s| s.player_id.is_some()).count();
+    GameResults {
+        preset: setup.preset.id().to_string(),
+        rated: setup.rated && people >= 2,
+        seats,
+    }
 }
 
 /// The pool refused or failed a job.

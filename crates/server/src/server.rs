@@ -82,6 +82,8 @@ pub struct Config {
     /// per-address cap, and the client's address is read from the
     /// `X-Real-IP` header they set (for the per-address limits).
     pub trusted_proxies: Vec<IpAddr>,
+    /// How long a quick match waits for a person before a bot is offered.
+    pub match_wait: Duration,
 }
 
 impl Default for Config {
@@ -111,6 +113,7 @@ impl Default for Config {
             bus: None,
             lease_ttl: Duration::from_secs(6),
             trusted_proxies: Vec::new(),
+            match_wait: Duration::from_secs(20),
         }
     }
 }
@@ -347,6 +350,9 @@ pub async fn run(
             .await
             .map_err(|e| ServerError::Bus(e.to_string()))?;
     }
+    // Whoever waited for a quick match on this node before it (re)started is
+    // gone with their connection.
+    shared.db.clear_queue(shared.config.node.clone()).await?;
     if shared.db.is_shared() {
         // Rooms whose owner died (or handed them over) are taken by whichever
         // node sees them first.

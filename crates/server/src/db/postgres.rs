@@ -560,6 +560,8 @@ impl Postgres {
             game_number: game_number(row.get(3))?,
             phase: row.get(4),
             to_move: row.get(5),
+            // Read back once the public-play columns are ported.
+            public: false,
         };
         let game = match game_id {
             None => None,
@@ -744,6 +746,65 @@ impl Postgres {
             token: row.get(1),
             live: row.get(2),
         }))
+    }
+
+    // ----- public play (being ported from the SQLite backend) -------------------------
+
+    pub async fn open_rooms(&self, _limit: usize) -> Result<Vec<super::OpenRoom>, DbError> {
+        Err(DbError::Postgres("open_rooms: not ported yet".into()))
+    }
+
+    pub async fn leaderboard(
+        &self,
+        _preset: String,
+        _limit: usize,
+    ) -> Result<Vec<super::Ranked>, DbError> {
+        Err(DbError::Postgres("leaderboard: not ported yet".into()))
+    }
+
+    pub async fn ratings(
+        &self,
+        _players: Vec<i64>,
+        _preset: String,
+    ) -> Result<std::collections::BTreeMap<i64, crate::ratings::Rating>, DbError> {
+        Err(DbError::Postgres("ratings: not ported yet".into()))
+    }
+
+    pub async fn history(
+        &self,
+        _player_id: i64,
+        _limit: usize,
+    ) -> Result<Vec<super::PastGame>, DbError> {
+        Err(DbError::Postgres("history: not ported yet".into()))
+    }
+
+    pub async fn enqueue(
+        &self,
+        _waiting: super::Waiting,
+        _preset: String,
+        _now_ms: i64,
+    ) -> Result<(), DbError> {
+        Err(DbError::Postgres("enqueue: not ported yet".into()))
+    }
+
+    pub async fn dequeue(&self, _player_id: i64, _conn: u64) -> Result<(), DbError> {
+        Err(DbError::Postgres("dequeue: not ported yet".into()))
+    }
+
+    pub async fn take_partner(
+        &self,
+        _me: i64,
+        _conn: u64,
+    ) -> Result<Option<(String, super::Waiting)>, DbError> {
+        Err(DbError::Postgres("take_partner: not ported yet".into()))
+    }
+
+    pub async fn waiting(&self, _preset: String) -> Result<u32, DbError> {
+        Err(DbError::Postgres("waiting: not ported yet".into()))
+    }
+
+    pub async fn clear_queue(&self, _node: String) -> Result<(), DbError> {
+        Err(DbError::Postgres("clear_queue: not ported yet".into()))
     }
 }
 
@@ -986,6 +1047,7 @@ mod tests {
             game_number: 0,
             phase: "lobby".into(),
             to_move: "[]".into(),
+            public: false,
         }
     }
 
@@ -1001,6 +1063,7 @@ mod tests {
             to_move: "[]".into(),
             finished: seq == 3,
             summary_changed: seq == 1,
+            results: None,
         }
     }
 

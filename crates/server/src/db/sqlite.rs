@@ -17,7 +17,13 @@ use std::thread::JoinHandle;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::{ChatRecord, CommandRecord, DbError, GameRecord, MyGame, RoomRecord, SeatRecord};
+use std::collections::BTreeMap;
+
+use super::{
+    ChatRecord, CommandRecord, DbError, GameRecord, GameResults, MyGame, OpenRoom, PastGame,
+    Ranked, RoomRecord, SeatRecord, Waiting,
+};
+use crate::ratings::{self, Rating};
 use tokio::sync::{mpsc, oneshot};
 
 /// The migrations, in order; `PRAGMA user_version` counts those applied.
@@ -81,6 +87,42 @@ CREATE INDEX chat_by_room ON chat(room_code, id);
     // row written (the room's summary only changes with the phase or the turn).
     r#"
 ALTER TABLE commands ADD COLUMN deadline_ms INTEGER;
+"#,
+    // Public play: open rooms, results, ratings and the quick-match queue.
+    r#"
+ALTER TABLE rooms ADD COLUMN public INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX rooms_open ON rooms(public, phase);
+CREATE TABLE game_results (
+    game_id       INTEGER NOT NULL REFERENCES games(id),
+    seat          INTEGER NOT NULL,
+    player_id     INTEGER REFERENCES players(id),
+    placing       INTEGER NOT NULL,
+    rating_before REAL,
+    rating_after  REAL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX game_results_by_player ON game_results(player_id, game_id);
+CREATE TABLE ratings (
+    player_id   INTEGER NOT NULL REFERENCES players(id),
+    preset      TEXT NOT NULL,
+    rating      REAL NOT NULL,
+    deviation   REAL NOT NULL,
+    volatility  REAL NOT NULL,
+    games       INTEGER NOT NULL,
+    wins        INTEGER NOT NULL,
+    updated_ms  INTEGER NOT NULL,
+    PRIMARY KEY (player_id, preset)
+);
+CREATE INDEX ratings_by_preset ON ratings(preset, rating);
+CREATE TABLE match_queue (
+    player_id   INTEGER PRIMARY KEY REFERENCES players(id),
+    nickname    TEXT NOT NULL,
+    preset      TEXT NOT NULL,
+    node        TEXT NOT NULL,
+    conn        INTEGER NOT NULL,
+    since_ms    INTEGER NOT NULL
+);
+CREATE INDEX match_queue_by_preset ON match_queue(preset, since_ms);
 "#,
 ];
 
@@ -247,9 +289,9 @@ impl Sqlite {
         self.call(move |conn| {
             let inserted = exec(
                 conn,
-                "INSERT INTO rooms (code, setup, host, game_number, phase, to_move, created_ms, updated_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7) ON CONFLICT(code) DO NOTHING",
-                params![room.code, room.setup, room.host as i64, room.game_number, room.phase, room.to_move, now_ms],
+                "INSERT INTO rooms (code, setup, host, game_number, phase, to_move, created_ms, updated_ms, public)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8) ON CONFLICT(code) DO NOTHING",
+                params![room.code, room.setup, room.host as i64, room.game_number, room.phase, room.to_move, now_ms, room.public],
             )?;
             if inserted == 0 {
                 return Ok(false);
@@ -265,11 +307,11 @@ impl Sqlite {
         self.call(move |conn| {
             exec(
                 conn,
-                "INSERT INTO rooms (code, setup, host, game_number, phase, to_move, created_ms, updated_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)
+                "INSERT INTO rooms (code, setup, host, game_number, phase, to_move, created_ms, updated_ms, public)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)
                  ON CONFLICT(code) DO UPDATE SET setup = ?2, host = ?3, game_number = ?4, phase = ?5,
-                     to_move = ?6, updated_ms = ?7",
-                params![room.code, room.setup, room.host as i64, room.game_number, room.phase, room.to_move, now_ms],
+                     to_move = ?6, updated_ms = ?7, public = ?8",
+                params![room.code, room.setup, room.host as i64, room.game_number, room.phase, room.to_move, now_ms, room.public],
             )?;
             write_seats(conn, &room)
         })
@@ -332,6 +374,9 @@ impl Sqlite {
                     params![record.room_code, record.phase, record.to_move, record.at_ms],
                 )?;
             }
+            if let Some(results) = &record.results {
+                write_results(conn, record.game_id, record.at_ms, results)?;
+            }
             Ok(())
         })
         .await
@@ -379,6 +424,223 @@ impl Sqlite {
                     line.at_ms
                 ],
             )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Public rooms still in their lobby, newest first.
+    pub async fn open_rooms(&self, limit: usize) -> Result<Vec<OpenRoom>, DbError> {
+        self.call(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT code, setup, updated_ms FROM rooms WHERE public = 1 AND phase = 'lobby'
+                 ORDER BY updated_ms DESC LIMIT ?1",
+            )?;
+            let rooms = statement
+                .query_map([limit as i64], |row| {
+                    Ok((row.get::<_, String>(0)?, row.get(1)?, row.get(2)?))
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            rooms
+                .into_iter()
+                .map(|(code, setup, updated_ms)| {
+                    Ok(OpenRoom {
+                        seats: seats_of(conn, &code)?,
+                        code,
+                        setup,
+                        updated_ms,
+                    })
+                })
+                .collect()
+        })
+        .await
+    }
+
+    /// The best `limit` ratings of a preset.
+    pub async fn leaderboard(&self, preset: String, limit: usize) -> Result<Vec<Ranked>, DbError> {
+        self.call(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT players.nickname, rating, deviation, volatility, games, wins
+                 FROM ratings JOIN players ON players.id = ratings.player_id
+                 WHERE preset = ?1 ORDER BY rating DESC, games DESC, players.id LIMIT ?2",
+            )?;
+            let rows = statement
+                .query_map(params![preset, limit as i64], |row| {
+                    Ok(Ranked {
+                        nickname: row.get(0)?,
+                        rating: Rating {
+                            rating: row.get(1)?,
+                            deviation: row.get(2)?,
+                            volatility: row.get(3)?,
+                            games: row.get(4)?,
+                            wins: row.get(5)?,
+                        },
+                    })
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+
+    /// The current ratings of some people in a preset (missing: unrated).
+    pub async fn ratings(
+        &self,
+        players: Vec<i64>,
+        preset: String,
+    ) -> Result<BTreeMap<i64, Rating>, DbError> {
+        self.call(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT rating, deviation, volatility, games, wins FROM ratings
+                 WHERE player_id = ?1 AND preset = ?2",
+            )?;
+            let mut found = BTreeMap::new();
+            for player in players {
+                let rating = statement
+                    .query_row(params![player, preset], |row| {
+                        Ok(Rating {
+                            rating: row.get(0)?,
+                            deviation: row.get(1)?,
+                            volatility: row.get(2)?,
+                            games: row.get(3)?,
+                            wins: row.get(4)?,
+                        })
+                    })
+                    .optional()?;
+                if let Some(rating) = rating {
+                    found.insert(player, rating);
+                }
+            }
+            Ok(found)
+        })
+        .await
+    }
+
+    /// The finished games a person played, newest first.
+    pub async fn history(&self, player_id: i64, limit: usize) -> Result<Vec<PastGame>, DbError> {
+        self.call(move |conn| {
+            let mut statement = conn.prepare_cached(
+                "SELECT games.id, games.room_code, rooms.setup, games.updated_ms, mine.placing,
+                        mine.rating_before, mine.rating_after,
+                        (SELECT count(*) FROM game_results AS all_seats WHERE all_seats.game_id = games.id),
+                        (SELECT count(*) FROM game_results AS first WHERE first.game_id = games.id AND first.placing = 1)
+                 FROM game_results AS mine
+                 JOIN games ON games.id = mine.game_id
+                 JOIN rooms ON rooms.code = games.room_code
+                 WHERE mine.player_id = ?1
+                 ORDER BY games.updated_ms DESC, games.id DESC LIMIT ?2",
+            )?;
+            let rows = statement
+                .query_map(params![player_id, limit as i64], |row| {
+                    Ok(PastGame {
+                        game_id: row.get(0)?,
+                        code: row.get(1)?,
+                        setup: row.get(2)?,
+                        finished_ms: row.get(3)?,
+                        placing: row.get(4)?,
+                        rating_before: row.get(5)?,
+                        rating_after: row.get(6)?,
+                        seats: row.get(7)?,
+                        firsts: row.get(8)?,
+                    })
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(rows)
+        })
+        .await
+    }
+
+    /// Puts a person in the quick-match queue of a preset (again: the newest
+    /// connection and preset win).
+    pub async fn enqueue(
+        &self,
+        waiting: Waiting,
+        preset: String,
+        now_ms: i64,
+    ) -> Result<(), DbError> {
+        self.call(move |conn| {
+            exec(
+                conn,
+                "INSERT INTO match_queue (player_id, preset, node, conn, since_ms, nickname) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT(player_id) DO UPDATE SET preset = ?2, node = ?3, conn = ?4, since_ms = ?5, nickname = ?6",
+                params![waiting.player_id, preset, waiting.node, waiting.conn as i64, now_ms, waiting.nickname],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// Takes a person out of the queue (only from the connection `conn`, so
+    /// that an old tab does not cancel a newer one's wait).
+    pub async fn dequeue(&self, player_id: i64, conn: u64) -> Result<(), DbError> {
+        self.call(move |db| {
+            exec(
+                db,
+                "DELETE FROM match_queue WHERE player_id = ?1 AND conn = ?2",
+                params![player_id, conn as i64],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    /// If `me` still waits (from `conn`), takes the person who has waited
+    /// longest for the same preset out of the queue together with `me`, and
+    /// returns them.
+    pub async fn take_partner(
+        &self,
+        me: i64,
+        conn: u64,
+    ) -> Result<Option<(String, Waiting)>, DbError> {
+        self.call(move |db| {
+            let preset: Option<String> = db
+                .prepare_cached("SELECT preset FROM match_queue WHERE player_id = ?1 AND conn = ?2")?
+                .query_row(params![me, conn as i64], |row| row.get(0))
+                .optional()?;
+            let Some(preset) = preset else {
+                return Ok(None);
+            };
+            let partner = db
+                .prepare_cached(
+                    "SELECT player_id, node, conn, nickname FROM match_queue WHERE preset = ?1 AND player_id != ?2
+                     ORDER BY since_ms, player_id LIMIT 1",
+                )?
+                .query_row(params![preset, me], |row| {
+                    Ok(Waiting {
+                        player_id: row.get(0)?,
+                        node: row.get(1)?,
+                        conn: row.get::<_, i64>(2)? as u64,
+                        nickname: row.get(3)?,
+                    })
+                })
+                .optional()?;
+            let Some(partner) = partner else {
+                return Ok(None);
+            };
+            exec(
+                db,
+                "DELETE FROM match_queue WHERE player_id IN (?1, ?2)",
+                params![me, partner.player_id],
+            )?;
+            Ok(Some((preset, partner)))
+        })
+        .await
+    }
+
+    /// How many people wait for a preset.
+    pub async fn waiting(&self, preset: String) -> Result<u32, DbError> {
+        self.call(move |conn| {
+            Ok(conn
+                .prepare_cached("SELECT count(*) FROM match_queue WHERE preset = ?1")?
+                .query_row([preset], |row| row.get(0))?)
+        })
+        .await
+    }
+
+    /// Empties the queue of a node's connections (it starts: they are gone).
+    pub async fn clear_queue(&self, node: String) -> Result<(), DbError> {
+        self.call(move |conn| {
+            exec(conn, "DELETE FROM match_queue WHERE node = ?1", [node])?;
             Ok(())
         })
         .await
@@ -504,6 +766,82 @@ fn exec(conn: &Connection, sql: &str, params: impl rusqlite::Params) -> rusqlite
     conn.prepare_cached(sql)?.execute(params)
 }
 
+/// A finished game's placings and, when it is rated, its people's new
+/// ratings (in the transaction of its last command).
+fn write_results(
+    conn: &Connection,
+    game_id: i64,
+    at_ms: i64,
+    results: &GameResults,
+) -> Result<(), DbError> {
+    let placings: BTreeMap<i64, u32> = results
+        .seats
+        .iter()
+        .filter_map(|s| Some((s.player_id?, s.placing)))
+        .collect();
+    let mut before = BTreeMap::new();
+    let mut after = BTreeMap::new();
+    if results.rated {
+        for &player in placings.keys() {
+            let stored = conn
+                .prepare_cached(
+                    "SELECT rating, deviation, volatility, games, wins FROM ratings
+                     WHERE player_id = ?1 AND preset = ?2",
+                )?
+                .query_row(params![player, results.preset], |row| {
+                    Ok(Rating {
+                        rating: row.get(0)?,
+                        deviation: row.get(1)?,
+                        volatility: row.get(2)?,
+                        games: row.get(3)?,
+                        wins: row.get(4)?,
+                    })
+                })
+                .optional()?;
+            before.insert(player, stored.unwrap_or_default());
+        }
+        after = ratings::rate(&placings, &before);
+        for (player, rating) in &after {
+            exec(
+                conn,
+                "INSERT INTO ratings (player_id, preset, rating, deviation, volatility, games, wins, updated_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+                 ON CONFLICT(player_id, preset) DO UPDATE SET rating = ?3, deviation = ?4,
+                     volatility = ?5, games = ?6, wins = ?7, updated_ms = ?8",
+                params![
+                    player,
+                    results.preset,
+                    rating.rating,
+                    rating.deviation,
+                    rating.volatility,
+                    rating.games,
+                    rating.wins,
+                    at_ms
+                ],
+            )?;
+        }
+    }
+    for seat in &results.seats {
+        let change = seat
+            .player_id
+            .and_then(|p| Some((before.get(&p)?.rating, after.get(&p)?.rating)));
+        exec(
+            conn,
+            "INSERT INTO game_results (game_id, seat, player_id, placing, rating_before, rating_after)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![
+                game_id,
+                seat.seat as i64,
+                seat.player_id,
+                seat.placing,
+                change.map(|c| c.0),
+                change.map(|c| c.1)
+            ],
+        )?;
+    }
+    Ok(())
+}
+
 fn write_seats(conn: &Connection, room: &RoomRecord) -> Result<(), DbError> {
     exec(conn, "DELETE FROM seats WHERE room_code = ?1", [&room.code])?;
     for (seat, record) in room.seats.iter().enumerate() {
@@ -541,7 +879,7 @@ fn load_room(
 ) -> Result<Option<(RoomRecord, Option<GameRecord>)>, DbError> {
     let row = conn
         .query_row(
-            "SELECT setup, host, game_id, game_number, phase, to_move FROM rooms WHERE code = ?1",
+            "SELECT setup, host, game_id, game_number, phase, to_move, public FROM rooms WHERE code = ?1",
             [code],
             |row| {
                 Ok((
@@ -551,11 +889,12 @@ fn load_room(
                     row.get::<_, u32>(3)?,
                     row.get::<_, String>(4)?,
                     row.get::<_, String>(5)?,
+                    row.get::<_, bool>(6)?,
                 ))
             },
         )
         .optional()?;
-    let Some((setup, host, game_id, game_number, phase, to_move)) = row else {
+    let Some((setup, host, game_id, game_number, phase, to_move, public)) = row else {
         return Ok(None);
     };
     let room = RoomRecord {
@@ -566,6 +905,7 @@ fn load_room(
         game_number,
         phase,
         to_move,
+        public,
     };
     let game = match game_id {
         None => None,
@@ -673,6 +1013,7 @@ mod tests {
             game_number: 0,
             phase: "lobby".into(),
             to_move: "[]".into(),
+            public: false,
         }
     }
 
@@ -710,6 +1051,7 @@ mod tests {
             to_move: "[]".into(),
             finished: seq == 3,
             summary_changed: seq == 1,
+            results: None,
         }
     }
 
