@@ -35,6 +35,9 @@ pub struct ServeArgs {
     /// connections have no per-address cap and name the client in X-Real-IP.
     #[arg(long = "trusted-proxy")]
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Seconds a quick match waits for a person before a bot is offered.
+    #[arg(long, default_value_t = Config::default().match_wait.as_secs())]
+    pub match_wait_secs: u64,
     /// Milliseconds a bot waits before it moves.
     #[arg(long, default_value_t = 700)]
     pub bot_delay_ms: u64,
@@ -163,6 +166,7 @@ impl Default for ServeArgs {
             node: "local".into(),
             lease_secs: Config::default().lease_ttl.as_secs(),
             trusted_proxies: Vec::new(),
+            match_wait_secs: Config::default().match_wait.as_secs(),
             bot_delay_ms: 700,
             limits: LimitArgs::default(),
         }
@@ -203,6 +207,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         bus: args.bus,
         lease_ttl: Duration::from_secs(args.lease_secs.max(1)),
         trusted_proxies: args.trusted_proxies,
+        match_wait: Duration::from_secs(args.match_wait_secs),
         ..Config::default()
     });
     // Every connection is a file; the database, the listener and the pool need
