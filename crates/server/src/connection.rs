@@ -428,9 +428,9 @@ impl Connection {
     /// A quick match paired this connection into room `code` (made by the
     /// partner's connection, maybe on another node).
     async fn matched(&mut self, code: String) {
-        if self.matching.take().is_none() {
-            return;
-        }
+        // Even after a `cancel_match` that crossed the pairing: the partner's
+        // game has started with this person seated.
+        self.matching = None;
         let Some(person) = self.person.clone() else {
             return;
         };
