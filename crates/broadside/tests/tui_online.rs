@@ -1,14 +1,19 @@
 //! The terminal client online: `broadside play --server` creates a room on a
 //! real `broadside serve`, starts it against a bot, places at random and plays
-//! the game to the end over the WebSocket protocol (docs/protocol.md).
+//! the game to the end over the WebSocket protocol (docs/protocol.md); and the
+//! public side: quick match (with another client, or a bot after the wait),
+//! the leaderboard, and ratings beside the names.
 
 mod tui_support;
 
 use std::io::{BufRead, BufReader};
+use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use broadside_engine::{label, Cell, LetterAxis};
+use serde_json::{json, Value};
+use tokio_tungstenite::tungstenite::{self, Message, WebSocket};
 use tui_support::{status, target_mark, temp_dir, Tmux};
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -30,8 +35,16 @@ fn serve(dir: &std::path::Path) -> (Server, String) {
 
 /// Starts `broadside serve` on `addr` over the database in `dir`.
 fn serve_at(dir: &std::path::Path, addr: &str) -> (Server, String) {
+    serve_with(dir, addr, &[])
+}
+
+/// Starts `broadside serve` on `addr` over the database in `dir`, with more
+/// flags.
+fn serve_with(dir: &std::path::Path, addr: &str, flags: &[&str]) -> (Server, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_broadside"))
-        .args(["serve", "--addr", addr, "--bot-delay-ms", "20", "--db"])
+        .args(["serve", "--addr", addr, "--bot-delay-ms", "20"])
+        .args(flags)
+        .arg("--db")
         .arg(dir.join("db.sqlite"))
         .current_dir(dir)
         .stdout(Stdio::piped())
@@ -171,6 +184,11 @@ fn leave_running_game(tmux: Tmux) {
 fn start_and_place_at_random(tmux: &Tmux) {
     tmux.keys(&["Enter"]);
     tmux.wait_for("Placement: ship 1 of 10", WAIT);
+    place_at_random(tmux);
+}
+
+/// Places the whole fleet with "random" and confirms it.
+fn place_at_random(tmux: &Tmux) {
     tmux.keys(&["Space"]);
     tmux.wait_for("fleet complete", WAIT);
     tmux.keys(&["Enter"]);
@@ -363,4 +381,240 @@ fn tui_offers_unfinished_games_to_continue() {
     );
     leave_running_game(tmux);
     std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+// ----- public play -------------------------------------------------------------------
+
+/// Starts the terminal client on the server as `name`, at the online start;
+/// `test` keeps the tmux servers of tests running at once apart.
+fn online_client(test: &str, name: &str, dir: &std::path::Path, address: &str) -> Tmux {
+    let binary = env!("CARGO_BIN_EXE_broadside");
+    let token = format!("{}-token", name.to_lowercase());
+    let tmux = Tmux::start(
+        &format!("{test}-{}", name.to_lowercase()),
+        dir,
+        &format!("'{binary}' play --server {address} --name {name} --token-file {token}"),
+    );
+    tmux.wait_for("Choose the game for your new room", WAIT);
+    tmux
+}
+
+/// Waits for the battle to begin.
+fn wait_for_battle(tmux: &Tmux) {
+    tmux.wait_until("the battle", WAIT, |screen| {
+        status(screen).contains("Your turn: fire") || status(screen).contains("'s turn")
+    });
+}
+
+#[test]
+fn tui_two_clients_quick_match_each_other_and_play() {
+    let dir = temp_dir("tui-quick");
+    let (_server, address) = serve(&dir);
+    let ana = online_client("quick", "Ana", &dir, &address);
+    let bea = online_client("quick", "Bea", &dir, &address);
+    // The New Game form offers the quick match with its preset (classic).
+    let form = ana.screen();
+    assert!(
+        form.contains("[ Quick match ]") && form.contains("[ Leaderboard ]"),
+        "{form}"
+    );
+    ana.keys(&["m"]);
+    let waiting = ana.wait_for_all(
+        &[
+            "Quick match · classic",
+            "Waiting for classic: 1 (you included)",
+        ],
+        WAIT,
+    );
+    assert!(
+        waiting.contains("Time waited: 0:0") && waiting.contains("Esc: cancel"),
+        "{waiting}"
+    );
+    assert!(waiting.contains("a bot is offered after 20 s"), "{waiting}");
+    bea.keys(&["m"]);
+    // Paired: a rated game starts at once, with no lobby, for both.
+    for (player, other) in [(&ana, "Bea"), (&bea, "Ana")] {
+        let screen = player.wait_for("Placement: ship 1 of 10", WAIT);
+        assert!(
+            screen.contains(&format!("Paired with {other}: a rated game.")),
+            "{screen}"
+        );
+    }
+    for player in [&ana, &bea] {
+        place_at_random(player);
+    }
+    for player in [&ana, &bea] {
+        wait_for_battle(player);
+    }
+    // Exactly one of them is to fire first; the other waits for them.
+    let screens = [ana.screen(), bea.screen()];
+    let firing = screens
+        .iter()
+        .filter(|s| status(s).contains("Your turn: fire"))
+        .count();
+    assert_eq!(firing, 1, "{}\n{}", screens[0], screens[1]);
+    drop(ana);
+    drop(bea);
+    std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+#[test]
+fn tui_lone_quick_match_cancels_then_accepts_the_bot_offer() {
+    let dir = temp_dir("tui-quick-bot");
+    let (_server, address) = serve_with(&dir, "127.0.0.1:0", &["--match-wait-secs", "1"]);
+    let tmux = online_client("quick-bot", "Ana", &dir, &address);
+    // Waiting, then Esc: the server confirms and the start comes back.
+    tmux.keys(&["m"]);
+    tmux.wait_for("Waiting for classic: 1", WAIT);
+    tmux.keys(&["Escape"]);
+    let screen = tmux.wait_for("Quick match cancelled.", WAIT);
+    assert!(screen.contains("[ Create room ]"), "{screen}");
+    // Hasbro this time (the form's preset is the one matched); after the wait
+    // a bot of about the person's strength is offered, and b takes it.
+    tmux.keys(&["Left"]);
+    tmux.wait_for("< hasbro >", WAIT);
+    tmux.keys(&["m"]);
+    let screen = tmux.wait_for("b: play a medium bot instead", WAIT);
+    assert!(screen.contains("Quick match · hasbro"), "{screen}");
+    tmux.keys(&["b"]);
+    let screen = tmux.wait_for("Placement: ship 1 of 5", WAIT);
+    assert!(
+        screen.contains("Playing Bot 1: this game is not rated."),
+        "{screen}"
+    );
+    place_at_random(&tmux);
+    fire_at_a1(&tmux);
+    leave_running_game(tmux);
+    std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+/// Two people quick-match through the protocol and one resigns: a rated
+/// result. The terminal's leaderboard shows it; then the winner, in the
+/// terminal with their token, is paired with the loser again and sees both
+/// ratings beside the names.
+#[test]
+fn tui_leaderboard_shows_a_rated_result_and_ratings_beside_names() {
+    let dir = temp_dir("tui-leaderboard");
+    let (_server, address) = serve(&dir);
+    let mut ana = Ws::connect(&address, "Ana");
+    let mut bea = Ws::connect(&address, "Bea");
+    ana.send(json!({"type": "quick_match", "preset": "classic"}));
+    ana.expect("matching");
+    bea.send(json!({"type": "quick_match", "preset": "classic"}));
+    let room = bea.expect("room");
+    assert_eq!(room["room"]["setup"]["rated"], true);
+    ana.expect("room");
+    bea.send(json!({"type": "command", "command": {"cmd": "resign"}}));
+    ana.state_until(|state| state["view"]["phase"] == "finished");
+
+    let cai = online_client("leaderboard", "Cai", &dir, &address);
+    cai.keys(&["l"]);
+    let board = cai.wait_for_all(&["Leaderboard · classic", "Ana", "Bea"], WAIT);
+    let row = |name: &str| -> Vec<String> {
+        board
+            .lines()
+            .find(|line| line.split_whitespace().nth(1) == Some(name))
+            .unwrap_or_else(|| panic!("{name} is listed:\n{board}"))
+            .split_whitespace()
+            .map(str::to_string)
+            .collect()
+    };
+    let (winner, loser) = (row("Ana"), row("Bea"));
+    assert_eq!(
+        (winner[0].as_str(), loser[0].as_str()),
+        ("1", "2"),
+        "{board}"
+    );
+    assert!(
+        winner[2].ends_with('?') && loser[2].ends_with('?'),
+        "provisional:\n{board}"
+    );
+    let rating =
+        |row: &[String]| -> u32 { row[2].trim_end_matches('?').parse().expect("a rating") };
+    assert!(rating(&winner) > rating(&loser), "{board}");
+    assert_eq!(winner[3..], ["1", "1"], "one game, one win:\n{board}");
+    assert_eq!(loser[3..], ["1", "0"], "one game, no win:\n{board}");
+    assert!(board.contains("? provisional"), "{board}");
+    // Right: the next preset, where nobody has played yet; Esc goes back.
+    cai.keys(&["Right"]);
+    cai.wait_for("Nobody has a rating in shared yet", WAIT);
+    cai.keys(&["Escape"]);
+    cai.wait_for("[ Create room ]", WAIT);
+    drop(cai);
+
+    // The winner, in the terminal with Ana's token, meets Bea again.
+    std::fs::write(dir.join("ana-token"), &ana.token).expect("the token file is writable");
+    let terminal = online_client("leaderboard", "Ana", &dir, &address);
+    terminal.keys(&["m"]);
+    terminal.wait_for("Waiting for classic: 1", WAIT);
+    bea.send(json!({"type": "quick_match", "preset": "classic"}));
+    bea.expect("room");
+    let screen = terminal.wait_for("Placement: ship 1 of 10", WAIT);
+    let fleets = |who: &str, rating: u32| format!("{who} {rating}?");
+    assert!(
+        screen.contains(&fleets("You", rating(&winner)))
+            && screen.contains(&fleets("Bea", rating(&loser))),
+        "ratings beside the names:\n{screen}"
+    );
+    drop(terminal);
+    std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+/// A WebSocket client of the protocol, for the other side of a test.
+struct Ws {
+    socket: WebSocket<TcpStream>,
+    token: String,
+}
+
+impl Ws {
+    /// Connects to the server at `address` (`http://host:port`) and says hello.
+    fn connect(address: &str, nickname: &str) -> Ws {
+        let host = address.trim_start_matches("http://");
+        let stream = TcpStream::connect(host).expect("the server accepts connections");
+        stream
+            .set_read_timeout(Some(WAIT))
+            .expect("a read timeout can be set");
+        let (socket, _) = tungstenite::client(format!("ws://{host}/ws"), stream)
+            .expect("the server accepts the WebSocket");
+        let mut ws = Ws {
+            socket,
+            token: String::new(),
+        };
+        ws.send(json!({"type": "hello", "token": null, "nickname": nickname, "lang": "en"}));
+        let welcome = ws.expect("welcome");
+        ws.token = welcome["token"].as_str().expect("a token").to_string();
+        ws
+    }
+
+    fn send(&mut self, frame: Value) {
+        self.socket
+            .send(Message::text(frame.to_string()))
+            .expect("the connection is open");
+    }
+
+    /// Reads frames until one of type `kind`; an error frame fails the test.
+    fn expect(&mut self, kind: &str) -> Value {
+        self.until(kind, |_| true)
+    }
+
+    /// Reads `state` frames until one satisfies `done`.
+    fn state_until(&mut self, done: impl Fn(&Value) -> bool) -> Value {
+        self.until("state", done)
+    }
+
+    fn until(&mut self, kind: &str, done: impl Fn(&Value) -> bool) -> Value {
+        let start = Instant::now();
+        loop {
+            assert!(start.elapsed() < WAIT, "no {kind} frame in time");
+            let message = self.socket.read().expect("a frame arrives in time");
+            let Message::Text(text) = message else {
+                continue;
+            };
+            let frame: Value = serde_json::from_str(text.as_str()).expect("the server sends JSON");
+            assert_ne!(frame["type"], "error", "refused: {frame}");
+            if frame["type"] == kind && done(&frame) {
+                return frame;
+            }
+        }
+    }
 }

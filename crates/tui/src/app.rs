@@ -9,6 +9,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::mpsc::Sender;
+use std::time::{Duration, Instant};
 
 use broadside_ai::{Bot, Level};
 use broadside_engine::{
@@ -21,7 +22,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use serde_json::{json, Value};
 
 use crate::net::{self, NetEvent};
-use crate::words::Names;
+use crate::words::{self, Names};
 
 /// Everything that can change the app: input, timers and the network arrive
 /// on one channel, in order.
@@ -84,6 +85,10 @@ pub enum Screen {
     MyGames,
     /// Online: connecting, or waiting in a room before the start.
     Lobby,
+    /// Online: waiting in the quick-match queue for an opponent.
+    Matching,
+    /// Online: the best ratings of a preset.
+    Leaderboard,
     Play,
 }
 
@@ -163,6 +168,10 @@ pub enum Field {
     HitAgain,
     Credits,
     Start,
+    /// Online only: wait for a stranger with the chosen preset instead.
+    QuickMatch,
+    /// Online only: the best ratings, starting with the chosen preset.
+    Leaderboard,
 }
 
 impl Default for Form {
@@ -231,6 +240,9 @@ impl Form {
             fields.push(Field::Credits);
         }
         fields.push(Field::Start);
+        if self.online {
+            fields.extend([Field::QuickMatch, Field::Leaderboard]);
+        }
         fields
     }
 
@@ -299,7 +311,7 @@ impl Form {
                     self.credits.saturating_sub(50).max(100)
                 }
             }
-            Field::Start => {}
+            Field::Start | Field::QuickMatch | Field::Leaderboard => {}
         }
         self.selected = self.selected.min(self.fields().len() - 1);
     }
@@ -359,7 +371,7 @@ impl Form {
             Field::WaterRing => on(self.water_ring),
             Field::HitAgain => on(self.hit_again),
             Field::Credits => self.credits.to_string(),
-            Field::Start => String::new(),
+            Field::Start | Field::QuickMatch | Field::Leaderboard => String::new(),
         }
     }
 
@@ -375,6 +387,8 @@ impl Form {
             Field::HitAgain => "Shoot again on a hit".to_string(),
             Field::Credits => "Credits".to_string(),
             Field::Start => "Start".to_string(),
+            Field::QuickMatch => words::QUICK_MATCH.to_string(),
+            Field::Leaderboard => words::LEADERBOARD.to_string(),
         }
     }
 }
@@ -458,6 +472,9 @@ pub struct Play {
     pub me: Option<usize>,
     /// A display name per seat.
     pub names: Vec<String>,
+    /// Online: each person's rating in the room's preset, as shown beside the
+    /// name (`1662?` while provisional); `None` for bots, open seats and the unrated.
+    pub ratings: Vec<Option<String>>,
     pub log: Vec<String>,
     pub placing: Option<Placing>,
     pub shop: Option<Shop>,
@@ -515,6 +532,93 @@ pub struct App {
     /// the one chosen on the My games screen.
     pub my_games: Vec<MyGame>,
     pub my_game: usize,
+    /// Online: the quick match being waited for.
+    pub matching: Option<Matching>,
+    /// Online: the leaderboard on show.
+    pub leaderboard: Option<Leaderboard>,
+    /// The online start screen (New Game form or My games) that the quick
+    /// match and the leaderboard go back to.
+    pub back: Screen,
+}
+
+/// The entries below the games on the My games screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartEntry {
+    NewRoom,
+    QuickMatch,
+    Leaderboard,
+}
+
+pub const START_ENTRIES: [StartEntry; 3] = [
+    StartEntry::NewRoom,
+    StartEntry::QuickMatch,
+    StartEntry::Leaderboard,
+];
+
+/// Waiting in the quick-match queue (`matching` and `bot_offer` frames).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matching {
+    pub preset: Preset,
+    /// How many wait for the preset, this person included; `None` until the
+    /// server has answered.
+    pub waiting: Option<u64>,
+    /// When the wait began, by the server's `waited_ms`.
+    pub since: Instant,
+    /// After how long the server offers a bot.
+    pub bot_offer_ms: Option<u64>,
+    /// The level of the bot on offer, once the server offers one.
+    pub bot_offer: Option<String>,
+    /// `cancel_match` is sent and `match_cancelled` awaited.
+    pub cancelling: bool,
+}
+
+impl Matching {
+    fn new(preset: Preset) -> Matching {
+        Matching {
+            preset,
+            waiting: None,
+            since: Instant::now(),
+            bot_offer_ms: None,
+            bot_offer: None,
+            cancelling: false,
+        }
+    }
+}
+
+/// The best ratings of one preset (`leaderboard` frame).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Leaderboard {
+    pub preset: Preset,
+    /// `None` while the server has not answered.
+    pub players: Option<Vec<Ranked>>,
+    /// The first row on show.
+    pub scroll: usize,
+}
+
+/// One row of the leaderboard.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ranked {
+    pub nickname: String,
+    pub rating: f64,
+    pub provisional: bool,
+    pub games: u64,
+    pub wins: u64,
+}
+
+impl Ranked {
+    fn from_frame(player: &Value) -> Option<Ranked> {
+        let count = |key: &str| player.get(key).and_then(Value::as_u64).unwrap_or(0);
+        Some(Ranked {
+            nickname: player.get("nickname")?.as_str()?.to_string(),
+            rating: player.get("rating")?.as_f64()?,
+            provisional: player
+                .get("provisional")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+            games: count("games"),
+            wins: count("wins"),
+        })
+    }
 }
 
 /// One unfinished game of the person on the server.
@@ -604,6 +708,9 @@ impl App {
             config,
             my_games: Vec::new(),
             my_game: 0,
+            matching: None,
+            leaderboard: None,
+            back: Screen::NewGame,
         };
         if let Some(server) = app.config.server.clone() {
             app.connect(&server);
@@ -639,6 +746,17 @@ impl App {
         self.config.server.is_some()
     }
 
+    /// Whether the link to the server is up.
+    fn connected(&self) -> bool {
+        matches!(
+            self.play.as_ref().map(|p| &p.source),
+            Some(Source::Remote(Remote {
+                connected: true,
+                ..
+            }))
+        )
+    }
+
     /// The one entry point of change.
     pub fn update(&mut self, msg: Msg) {
         match msg {
@@ -667,6 +785,8 @@ impl App {
                     Screen::NewGame => self.form_key(key),
                     Screen::MyGames => self.my_games_key(key),
                     Screen::Lobby => self.lobby_key(key),
+                    Screen::Matching => self.matching_key(key),
+                    Screen::Leaderboard => self.leaderboard_key(key),
                     Screen::Play => self.play_key(key),
                 }
             }
@@ -724,7 +844,13 @@ impl App {
             }
             KeyCode::Left | KeyCode::Char('-') => self.form.step(field, false),
             KeyCode::Right | KeyCode::Char('+') | KeyCode::Char(' ') => self.form.step(field, true),
-            KeyCode::Enter => self.start_new_game(),
+            KeyCode::Enter => match field {
+                Field::QuickMatch => self.quick_match(),
+                Field::Leaderboard => self.open_leaderboard(),
+                _ => self.start_new_game(),
+            },
+            KeyCode::Char('m') if self.online() => self.quick_match(),
+            KeyCode::Char('l') if self.online() => self.open_leaderboard(),
             KeyCode::Esc | KeyCode::Char('q') => {
                 if self.online() {
                     self.quit = true;
@@ -737,7 +863,8 @@ impl App {
     }
 
     fn my_games_key(&mut self, key: KeyEvent) {
-        let count = self.my_games.len().max(1);
+        // The games first, then the entries of the online start.
+        let count = self.my_games.len() + START_ENTRIES.len();
         match key.code {
             KeyCode::Up => self.my_game = (self.my_game + count - 1) % count,
             KeyCode::Down | KeyCode::Tab => self.my_game = (self.my_game + 1) % count,
@@ -747,13 +874,122 @@ impl App {
                     self.send_frame(json!({"type": "join_room", "code": code, "as": "player"}));
                     self.say(format!("Joining room {code}…"));
                     self.screen = Screen::Lobby;
+                    return;
+                }
+                match START_ENTRIES.get(self.my_game - self.my_games.len()) {
+                    Some(StartEntry::NewRoom) => self.new_room_form(),
+                    Some(StartEntry::QuickMatch) => self.quick_match(),
+                    Some(StartEntry::Leaderboard) => self.open_leaderboard(),
+                    None => {}
                 }
             }
-            KeyCode::Char('n') => {
-                self.screen = Screen::NewGame;
-                self.say("Choose the game for your new room.");
-            }
+            KeyCode::Char('n') => self.new_room_form(),
+            KeyCode::Char('m') => self.quick_match(),
+            KeyCode::Char('l') => self.open_leaderboard(),
             KeyCode::Esc | KeyCode::Char('q') => self.quit = true,
+            _ => {}
+        }
+    }
+
+    fn new_room_form(&mut self) {
+        self.screen = Screen::NewGame;
+        self.say("Choose the game for your new room.");
+    }
+
+    // ----- public play: quick match, leaderboard ------------------------------------
+
+    /// Joins the quick-match queue with the preset of the New Game form.
+    fn quick_match(&mut self) {
+        let preset = self.form.preset;
+        self.back = self.screen;
+        self.matching = Some(Matching::new(preset));
+        self.screen = Screen::Matching;
+        self.send_frame(json!({"type": "quick_match", "preset": preset.id()}));
+        self.say(words::looking(preset.id()));
+    }
+
+    /// Leaves the waiting screen for the online start it came from.
+    fn end_matching(&mut self) {
+        self.matching = None;
+        if self.screen == Screen::Matching {
+            self.screen = self.back;
+        }
+    }
+
+    /// The server says the wait is over without a game: back to the start.
+    fn wait_cancelled(&mut self) {
+        let shown = self.screen == Screen::Matching;
+        self.end_matching();
+        if shown {
+            self.say(words::CANCELLED);
+        }
+    }
+
+    fn matching_key(&mut self, key: KeyEvent) {
+        let connected = self.connected();
+        let Some(matching) = self.matching.as_mut() else {
+            self.screen = self.back;
+            return;
+        };
+        match key.code {
+            KeyCode::Esc | KeyCode::Char('q') => {
+                if connected {
+                    matching.cancelling = true;
+                    self.send_frame(json!({"type": "cancel_match"}));
+                    self.say(words::CANCELLING);
+                } else {
+                    // Nobody to tell: the server left the queue with the link.
+                    self.end_matching();
+                    self.say(words::CANCELLED);
+                }
+            }
+            KeyCode::Char('b') => {
+                if let Some(level) = matching.bot_offer.clone() {
+                    self.send_frame(json!({"type": "accept_bot"}));
+                    self.say(words::accepting_bot(&level));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Shows the leaderboard of the New Game form's preset.
+    fn open_leaderboard(&mut self) {
+        self.back = self.screen;
+        self.screen = Screen::Leaderboard;
+        self.notice = None;
+        self.show_leaderboard(self.form.preset);
+    }
+
+    fn show_leaderboard(&mut self, preset: Preset) {
+        self.leaderboard = Some(Leaderboard {
+            preset,
+            players: None,
+            scroll: 0,
+        });
+        self.send_frame(json!({"type": "leaderboard", "preset": preset.id()}));
+    }
+
+    fn leaderboard_key(&mut self, key: KeyEvent) {
+        let Some(board) = self.leaderboard.as_mut() else {
+            self.screen = self.back;
+            return;
+        };
+        let rows = board.players.as_ref().map_or(0, Vec::len);
+        match key.code {
+            KeyCode::Left | KeyCode::Right | KeyCode::Tab | KeyCode::BackTab => {
+                let all = Preset::ALL;
+                let i = all.iter().position(|&p| p == board.preset).unwrap_or(0);
+                let forward = matches!(key.code, KeyCode::Right | KeyCode::Tab);
+                let next = all[(i + if forward { 1 } else { all.len() - 1 }) % all.len()];
+                self.show_leaderboard(next);
+            }
+            KeyCode::Up => board.scroll = board.scroll.saturating_sub(1),
+            KeyCode::Down => board.scroll = (board.scroll + 1).min(rows.saturating_sub(1)),
+            KeyCode::Esc | KeyCode::Char('q') => {
+                self.leaderboard = None;
+                self.screen = self.back;
+            }
             _ => {}
         }
     }
@@ -878,16 +1114,21 @@ impl App {
     /// An offline game already under way (for tests and tools): `me` is the
     /// person's seat and `levels` the bot of every seat (`None` for `me`).
     pub fn offline(config: Config, game: Game, me: usize, levels: Vec<Option<Level>>) -> App {
-        let mut app = App::new(
+        let mut app = App::unconnected(config);
+        app.start_local(game, me, levels);
+        app
+    }
+
+    /// A client that neither connects nor loads at its start.
+    fn unconnected(config: Config) -> App {
+        App::new(
             Config {
                 server: None,
                 load: None,
                 ..config
             },
             None,
-        );
-        app.start_local(game, me, levels);
-        app
+        )
     }
 
     fn start_local(&mut self, game: Game, me: usize, levels: Vec<Option<Level>>) {
@@ -995,26 +1236,40 @@ impl App {
             return;
         };
         match net::connect(server, sender) {
-            Ok(out) => {
-                let source = Source::Remote(Remote {
-                    out,
-                    connected: false,
-                    server: server.to_string(),
-                    retry_at: None,
-                    attempts: 0,
-                    idle_ticks: 0,
-                    deadline: None,
-                    room: None,
-                });
-                self.play = Some(Play::new(source, None, Vec::new()));
-                self.screen = Screen::Lobby;
-                self.say(format!("Connecting to {server}…"));
-            }
+            Ok(out) => self.link(server, out),
             Err(e) => {
                 self.warn(e.to_string());
                 self.screen = Screen::Lobby;
             }
         }
+    }
+
+    /// Takes `out` as the link to `server`; the socket reports `Connected` later.
+    fn link(&mut self, server: &str, out: Sender<String>) {
+        let source = Source::Remote(Remote {
+            out,
+            connected: false,
+            server: server.to_string(),
+            retry_at: None,
+            attempts: 0,
+            idle_ticks: 0,
+            deadline: None,
+            room: None,
+        });
+        self.play = Some(Play::new(source, None, Vec::new()));
+        self.screen = Screen::Lobby;
+        self.say(format!("Connecting to {server}…"));
+    }
+
+    /// An online client whose link is a channel instead of a socket (for tests
+    /// and tools): the frames it sends arrive on the receiver of `out`, and the
+    /// server's side is played by handing [`Msg::Net`] to [`App::update`].
+    pub fn online_over(config: Config, out: Sender<String>) -> App {
+        let server = config.server.clone().unwrap_or_default();
+        let mut app = App::unconnected(config);
+        app.config.server = Some(server.clone());
+        app.link(&server, out);
+        app
     }
 
     fn send_frame(&mut self, frame: Value) {
@@ -1105,6 +1360,21 @@ impl App {
                 };
                 play.take_room(&room);
                 self.screen = if started { Screen::Play } else { Screen::Lobby };
+                // Paired (or the bot accepted): the game goes on like any other.
+                if self.matching.take().is_some() {
+                    let opponent = play
+                        .names
+                        .iter()
+                        .enumerate()
+                        .find(|&(seat, _)| Some(seat) != play.me)
+                        .map(|(_, name)| name.clone())
+                        .unwrap_or_default();
+                    let rated = room
+                        .pointer("/setup/rated")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    self.say(words::paired(&opponent, rated));
+                }
             }
             "state" => {
                 let Some(play) = self.play.as_mut() else {
@@ -1175,6 +1445,46 @@ impl App {
                     ));
                 }
             }
+            "matching" => {
+                if let Some(matching) = self.matching.as_mut() {
+                    let waited = frame.get("waited_ms").and_then(Value::as_u64).unwrap_or(0);
+                    let now = Instant::now();
+                    matching.since = now
+                        .checked_sub(Duration::from_millis(waited))
+                        .unwrap_or(now);
+                    matching.waiting = frame.get("waiting").and_then(Value::as_u64);
+                    matching.bot_offer_ms = frame.get("bot_offer_ms").and_then(Value::as_u64);
+                }
+            }
+            "bot_offer" => {
+                let level = frame.get("level").and_then(Value::as_str).unwrap_or("");
+                if let Some(matching) = self.matching.as_mut() {
+                    matching.bot_offer = Some(level.to_string());
+                    self.say(words::bot_offered(level));
+                }
+            }
+            "match_cancelled" => self.wait_cancelled(),
+            "leaderboard" => {
+                let preset = frame.get("preset").and_then(Value::as_str);
+                if let Some(board) = self.leaderboard.as_mut() {
+                    if preset == Some(board.preset.id()) {
+                        board.players = Some(
+                            frame
+                                .get("players")
+                                .and_then(Value::as_array)
+                                .into_iter()
+                                .flatten()
+                                .filter_map(Ranked::from_frame)
+                                .collect(),
+                        );
+                    }
+                }
+            }
+            "error" if frame.get("code").and_then(Value::as_str) == Some("not_matching") => {
+                // Not (or no longer) waiting: paired at the same moment (then the
+                // room follows), or the queue was left.
+                self.wait_cancelled();
+            }
             "chat" => {
                 let from = frame.get("from").and_then(Value::as_str).unwrap_or("?");
                 let text = frame.get("text").and_then(Value::as_str).unwrap_or("");
@@ -1192,14 +1502,37 @@ impl App {
             "error" => {
                 let code = frame.get("code").and_then(Value::as_str).unwrap_or("error");
                 let message = frame.get("message").and_then(Value::as_str).unwrap_or("");
+                if frame.get("request").and_then(Value::as_str) == Some("quick_match") {
+                    self.end_matching();
+                }
                 self.warn(format!("{message} ({code})"));
             }
             _ => {}
         }
     }
 
-    /// After `welcome`: join the room of `--room`, or offer the form for a new one.
+    /// After `welcome`: wait again for the quick match or ask again for the
+    /// leaderboard that the dropped link interrupted, join the room of `--room`,
+    /// or offer the form for a new one.
     fn after_welcome(&mut self) {
+        if let Some(matching) = self.matching.as_mut() {
+            if matching.cancelling {
+                self.end_matching();
+                self.say(words::CANCELLED);
+            } else {
+                let preset = matching.preset;
+                *matching = Matching::new(preset);
+                self.send_frame(json!({"type": "quick_match", "preset": preset.id()}));
+                self.say(words::looking(preset.id()));
+            }
+            return;
+        }
+        if self.screen == Screen::Leaderboard {
+            if let Some(preset) = self.leaderboard.as_ref().map(|b| b.preset) {
+                self.show_leaderboard(preset);
+                return;
+            }
+        }
         match self.config.room.clone() {
             Some(code) => {
                 self.send_frame(json!({"type": "join_room", "code": code, "as": "player"}));
@@ -1423,6 +1756,7 @@ impl Play {
             rules: None,
             me,
             names,
+            ratings: Vec::new(),
             log: Vec::new(),
             placing: None,
             shop: None,
@@ -1466,6 +1800,14 @@ impl Play {
                         ("open", _) => format!("(open seat {})", i + 1),
                         _ => format!("Player {}", i + 1),
                     }
+                })
+                .collect();
+            self.ratings = seats
+                .iter()
+                .map(|s| {
+                    let rating = s.get("rating").and_then(Value::as_f64)?;
+                    let provisional = s.get("provisional").and_then(Value::as_bool);
+                    Some(words::rating(rating, provisional.unwrap_or(false)))
                 })
                 .collect();
         }

@@ -20,7 +20,8 @@ use std::time::Duration;
 use ratatui::crossterm::event::{self, Event as TermEvent};
 
 pub use app::{
-    App, Config, Field, Form, Msg, Play, Prompt, PromptKind, ReservePick, Screen, DEFAULT_SAVE,
+    App, Config, Field, Form, Leaderboard, Matching, Msg, Play, Prompt, PromptKind, Ranked,
+    ReservePick, Screen, StartEntry, DEFAULT_SAVE, START_ENTRIES,
 };
 pub use net::{endpoint, NetError, NetEvent};
 pub use ui::cell_style;

@@ -9,8 +9,8 @@ use ratatui::style::{Color, Modifier, Style, Stylize};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 
-use crate::app::{App, Field, Form, Play, Screen, Source, MENU};
-use crate::words::{action_name, LEGEND};
+use crate::app::{App, Field, Form, Play, Screen, Source, StartEntry, MENU, START_ENTRIES};
+use crate::words::{self, action_name, LEGEND};
 
 /// Width of the side panel (legend, fleets, abilities).
 const PANEL: u16 = 27;
@@ -71,7 +71,17 @@ impl Widget for &App {
                     }
                     .to_string(),
                     fit_keys(
-                        vec!["↑↓ field", "←→ change", "Enter start", "Esc back"],
+                        if self.online() {
+                            vec![
+                                "↑↓ field",
+                                "←→ change",
+                                "Enter start",
+                                words::KEY_QUICK_MATCH,
+                                words::KEY_LEADERBOARD,
+                            ]
+                        } else {
+                            vec!["↑↓ field", "←→ change", "Enter start", "Esc back"]
+                        },
                         area.width,
                     ),
                 )
@@ -81,7 +91,38 @@ impl Widget for &App {
                 (
                     "Broadside · my games".to_string(),
                     fit_keys(
-                        vec!["↑↓ choose", "Enter continue", "n new room"],
+                        vec![
+                            "↑↓ choose",
+                            "Enter select",
+                            words::KEY_QUICK_MATCH,
+                            words::KEY_LEADERBOARD,
+                            "n new room",
+                        ],
+                        area.width,
+                    ),
+                )
+            }
+            Screen::Matching => {
+                draw_matching(self, body, buf);
+                let offer = self
+                    .matching
+                    .as_ref()
+                    .is_some_and(|m| m.bot_offer.is_some());
+                let mut keys = vec![words::KEY_CANCEL];
+                if offer {
+                    keys.push(words::KEY_BOT);
+                }
+                (
+                    words::QUICK_MATCH_TITLE.to_string(),
+                    fit_keys(keys, area.width),
+                )
+            }
+            Screen::Leaderboard => {
+                draw_leaderboard(self, body, buf);
+                (
+                    words::LEADERBOARD_TITLE.to_string(),
+                    fit_keys(
+                        vec![words::KEY_PRESET, words::KEY_SCROLL, words::KEY_BACK],
                         area.width,
                     ),
                 )
@@ -190,6 +231,8 @@ fn draw_form(form: &Form, online: bool, area: Rect, buf: &mut Buffer) {
             } else {
                 "  [ Start ]".to_string()
             }
+        } else if matches!(field, Field::QuickMatch | Field::Leaderboard) {
+            format!("  [ {} ]", Form::label(field))
         } else {
             format!("  {:<22}< {} >", Form::label(field), form.value(field))
         };
@@ -210,6 +253,11 @@ fn draw_form(form: &Form, online: bool, area: Rect, buf: &mut Buffer) {
         })
         .fg(Color::Gray),
     );
+    if online {
+        lines.push(
+            Line::from(format!("  {}", words::quick_match_hint(form.preset.id()))).fg(Color::Gray),
+        );
+    }
     Paragraph::new(lines).render(area, buf);
 }
 
@@ -236,7 +284,124 @@ fn draw_my_games(app: &App, area: Rect, buf: &mut Buffer) {
         });
     }
     lines.push(Line::from(""));
-    lines.push(Line::from("  n starts a new room instead.").fg(Color::Gray));
+    for (k, entry) in START_ENTRIES.iter().enumerate() {
+        let chosen = app.my_game == app.my_games.len() + k;
+        let text = match entry {
+            StartEntry::NewRoom => words::NEW_ROOM.to_string(),
+            StartEntry::QuickMatch => words::quick_match_entry(app.form.preset.id()),
+            StartEntry::Leaderboard => words::LEADERBOARD.to_string(),
+        };
+        let line = Line::from(format!("  {} {text}", if chosen { '>' } else { ' ' }));
+        lines.push(if chosen {
+            line.style(Style::new().fg(Color::Black).bg(Color::Cyan))
+        } else {
+            line
+        });
+    }
+    Paragraph::new(lines).render(area, buf);
+}
+
+/// The quick-match waiting screen: the preset, how many wait, the time
+/// waited, and the bot on offer.
+fn draw_matching(app: &App, area: Rect, buf: &mut Buffer) {
+    let Some(matching) = app.matching.as_ref() else {
+        return;
+    };
+    let preset = matching.preset.id();
+    let mut lines = vec![
+        Line::from(""),
+        Line::from(format!("  {}", words::waiting_heading(preset))).bold(),
+        Line::from(""),
+    ];
+    match matching.waiting {
+        None => lines.push(Line::from(format!("  {}", words::ASKING))),
+        Some(waiting) => {
+            lines.push(Line::from(format!("  {}", words::LOOKING)));
+            lines.push(Line::from(format!(
+                "  {}",
+                words::waiting_count(preset, waiting)
+            )));
+        }
+    }
+    lines.push(Line::from(format!(
+        "  {}",
+        words::waited(matching.since.elapsed().as_secs())
+    )));
+    lines.push(Line::from(""));
+    match (&matching.bot_offer, matching.bot_offer_ms) {
+        (Some(level), _) => lines.push(
+            Line::from(format!("  {}", words::play_bot_instead(level)))
+                .bold()
+                .fg(Color::Yellow),
+        ),
+        (None, Some(ms)) => {
+            lines.push(Line::from(format!("  {}", words::bot_after(ms / 1000))).fg(Color::Gray))
+        }
+        (None, None) => {}
+    }
+    lines.push(Line::from(""));
+    lines.push(Line::from(format!("  {}", words::ESC_CANCEL)));
+    Paragraph::new(lines).render(area, buf);
+}
+
+/// The leaderboard of one preset: rank, nickname, rating (`?` provisional),
+/// games and wins, with the presets as tabs above.
+fn draw_leaderboard(app: &App, area: Rect, buf: &mut Buffer) {
+    let Some(board) = app.leaderboard.as_ref() else {
+        return;
+    };
+    let preset = board.preset.id();
+    let mut tabs = vec![Span::raw("  ")];
+    for p in broadside_engine::Preset::ALL {
+        let style = if p == board.preset {
+            Style::new().fg(Color::Black).bg(Color::Cyan)
+        } else {
+            Style::new().fg(Color::Gray)
+        };
+        tabs.push(Span::styled(format!(" {} ", p.id()), style));
+        tabs.push(Span::raw(" "));
+    }
+    let mut lines = vec![
+        Line::from(""),
+        Line::from(format!("  {}", words::leaderboard_heading(preset))).bold(),
+        Line::from(tabs),
+        Line::from(""),
+    ];
+    let row = |cells: [&str; 5]| {
+        format!(
+            "  {:>4}  {:<24}  {:>7}  {:>5}  {:>5}",
+            cells[0], cells[1], cells[2], cells[3], cells[4]
+        )
+    };
+    match &board.players {
+        None => lines.push(Line::from(format!("  {}", words::ASKING))),
+        Some(players) if players.is_empty() => {
+            lines.push(Line::from(format!("  {}", words::nobody_rated(preset))))
+        }
+        Some(players) => {
+            lines.push(Line::from(row(words::LEADERBOARD_COLUMNS)).bold());
+            // Room for the rows between the header and the footnote.
+            let room = (area.height as usize).saturating_sub(lines.len() + 2);
+            let first = board.scroll.min(players.len().saturating_sub(1));
+            for (i, player) in players.iter().enumerate().skip(first).take(room) {
+                let mut rating = words::rating(player.rating, player.provisional);
+                if !player.provisional {
+                    rating.push(' ');
+                }
+                lines.push(Line::from(row([
+                    &(i + 1).to_string(),
+                    &truncate(&player.nickname, 24),
+                    &rating,
+                    &player.games.to_string(),
+                    &player.wins.to_string(),
+                ])));
+            }
+            if players.iter().any(|p| p.provisional) {
+                lines.push(Line::from(""));
+                lines.push(Line::from(format!("  {}", words::PROVISIONAL)).fg(Color::Gray));
+            }
+        }
+    }
     Paragraph::new(lines).render(area, buf);
 }
 
@@ -274,8 +439,12 @@ fn draw_lobby(app: &App, area: Rect, buf: &mut Buffer) {
                     .and_then(|c| c.as_bool())
                     .unwrap_or(false);
                 let you = play.and_then(|p| p.me) == Some(i);
+                let rating = play
+                    .and_then(|p| p.ratings.get(i).cloned().flatten())
+                    .map(|r| format!(" {r}"))
+                    .unwrap_or_default();
                 lines.push(Line::from(format!(
-                    "  Seat {}: {name}{}{}",
+                    "  Seat {}: {name}{rating}{}{}",
                     i + 1,
                     if you { " (you)" } else { "" },
                     if connected || seat.get("kind").and_then(|k| k.as_str()) == Some("bot") {
@@ -888,12 +1057,18 @@ fn draw_panel(play: &Play, area: Rect, buf: &mut Buffer) {
         } else {
             Style::new()
         };
+        // The rating beside the name, the name shortened to make room.
+        let name = match play.ratings.get(seat.seat).cloned().flatten() {
+            Some(rating) => format!(
+                "{} {rating}",
+                truncate(&name, 14usize.saturating_sub(rating.chars().count()))
+            ),
+            None => truncate(&name, 15),
+        };
         lines.push(
             Line::from(format!(
                 "{:<16}{:>3}/{:<3}",
-                truncate(&name, 15),
-                seat.ships_afloat,
-                seat.ships_total
+                name, seat.ships_afloat, seat.ships_total
             ))
             .style(style),
         );

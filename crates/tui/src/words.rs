@@ -243,3 +243,95 @@ pub const LEGEND: [(char, &str); 11] = [
     ('+', "volley ?"),
     ('=', "no target"),
 ];
+
+// ----- Public play: quick match, the leaderboard, ratings -----------------------
+//
+// Every text of the online start's public entries, the waiting screen and the
+// leaderboard lives here, in one place, for the catalogue of languages to come.
+
+/// The online start's entries (New Game form rows and My games rows).
+pub const NEW_ROOM: &str = "New room";
+pub const QUICK_MATCH: &str = "Quick match";
+pub const LEADERBOARD: &str = "Leaderboard";
+
+/// The title bars of the two screens.
+pub const QUICK_MATCH_TITLE: &str = "Broadside · quick match";
+pub const LEADERBOARD_TITLE: &str = "Broadside · leaderboard";
+
+/// Key hints of the online start, the waiting screen and the leaderboard.
+pub const KEY_QUICK_MATCH: &str = "m quick match";
+pub const KEY_LEADERBOARD: &str = "l leaderboard";
+pub const KEY_CANCEL: &str = "Esc cancel";
+pub const KEY_BOT: &str = "b play the bot";
+pub const KEY_PRESET: &str = "←→ preset";
+pub const KEY_SCROLL: &str = "↑↓ scroll";
+pub const KEY_BACK: &str = "Esc back";
+
+/// A rating as shown beside a name: `1662`, or `1662?` while provisional.
+pub fn rating(rating: f64, provisional: bool) -> String {
+    format!(
+        "{}{}",
+        rating.round() as i64,
+        if provisional { "?" } else { "" }
+    )
+}
+
+/// The line under the New Game form about the quick match.
+pub fn quick_match_hint(preset: &str) -> String {
+    format!("Quick match: a stranger in {preset} with its default rules; rated.")
+}
+
+/// The My games row that starts a quick match.
+pub fn quick_match_entry(preset: &str) -> String {
+    format!("{QUICK_MATCH} ({preset})")
+}
+
+/// Notices about the quick match.
+pub fn looking(preset: &str) -> String {
+    format!("Looking for an opponent in {preset}…")
+}
+pub const CANCELLING: &str = "Cancelling the quick match…";
+pub const CANCELLED: &str = "Quick match cancelled.";
+pub fn bot_offered(level: &str) -> String {
+    format!("Nobody yet: b plays a {level} bot instead.")
+}
+pub fn accepting_bot(level: &str) -> String {
+    format!("Starting a game against a {level} bot…")
+}
+pub fn paired(opponent: &str, rated: bool) -> String {
+    if rated {
+        format!("Paired with {opponent}: a rated game. Good luck!")
+    } else {
+        format!("Playing {opponent}: this game is not rated. Good luck!")
+    }
+}
+
+/// The lines of the waiting screen.
+pub fn waiting_heading(preset: &str) -> String {
+    format!("{QUICK_MATCH} · {preset}")
+}
+pub const ASKING: &str = "Asking the server…";
+pub const LOOKING: &str = "Looking for an opponent…";
+pub fn waiting_count(preset: &str, waiting: u64) -> String {
+    format!("Waiting for {preset}: {waiting} (you included)")
+}
+pub fn waited(seconds: u64) -> String {
+    format!("Time waited: {}:{:02}", seconds / 60, seconds % 60)
+}
+pub fn bot_after(seconds: u64) -> String {
+    format!("If nobody comes, a bot is offered after {seconds} s.")
+}
+pub fn play_bot_instead(level: &str) -> String {
+    format!("b: play a {level} bot instead (not rated), or keep waiting.")
+}
+pub const ESC_CANCEL: &str = "Esc: cancel";
+
+/// The lines of the leaderboard.
+pub fn leaderboard_heading(preset: &str) -> String {
+    format!("{LEADERBOARD} · {preset}")
+}
+pub const LEADERBOARD_COLUMNS: [&str; 5] = ["Rank", "Player", "Rating", "Games", "Wins"];
+pub fn nobody_rated(preset: &str) -> String {
+    format!("Nobody has a rating in {preset} yet: a quick match is rated.")
+}
+pub const PROVISIONAL: &str = "? provisional: too few games yet for a steady rating.";

@@ -765,3 +765,303 @@ fn my_games_screen_lists_unfinished_games() {
     press(&mut app, KeyCode::Char('n'));
     assert_eq!(app.screen, Screen::NewGame);
 }
+
+// ----- online: quick match, leaderboard, ratings -------------------------------------
+
+/// A client started with `--server`, connected and welcomed. Its link is a
+/// channel: what it sends arrives on the receiver, and the server's frames are
+/// handed to it as the network thread would hand them.
+fn online_app() -> (App, std::sync::mpsc::Receiver<String>) {
+    let (out, sent) = std::sync::mpsc::channel();
+    let mut app = App::online_over(
+        Config {
+            server: Some("http://127.0.0.1:9".to_string()),
+            nickname: Some("Ana".to_string()),
+            seed: Some(42),
+            ..Config::default()
+        },
+        out,
+    );
+    connect(&mut app, &sent);
+    assert_eq!(app.screen, Screen::NewGame);
+    assert_eq!(next_sent(&sent)["type"], "my_games");
+    (app, sent)
+}
+
+/// The link comes up: the client says hello and the server welcomes it.
+fn connect(app: &mut App, sent: &std::sync::mpsc::Receiver<String>) {
+    app.update(Msg::Net(broadside_tui::NetEvent::Connected));
+    assert_eq!(next_sent(sent)["type"], "hello");
+    frame(
+        app,
+        serde_json::json!({"type": "welcome", "token": "0123", "nickname": "Ana"}),
+    );
+}
+
+/// The next frame the client sent.
+fn next_sent(sent: &std::sync::mpsc::Receiver<String>) -> serde_json::Value {
+    let text = sent.try_recv().expect("the client sent a frame");
+    serde_json::from_str(&text).expect("the client sends JSON")
+}
+
+fn frame(app: &mut App, frame: serde_json::Value) {
+    app.update(Msg::Net(broadside_tui::NetEvent::Frame(frame)));
+}
+
+/// A `room` frame of a started classic duel (Ana in seat 0, Bea in seat 1,
+/// both rated) and the `state` frame of its placement, built with the engine.
+fn paired_frames(started: bool) -> (serde_json::Value, serde_json::Value) {
+    use broadside_engine::{Game, Options, Setup};
+    let game = Game::new(&Setup {
+        preset: Preset::Classic,
+        seats: 2,
+        seed: 7,
+        options: Options::default(),
+        teams: None,
+    })
+    .expect("a valid setup");
+    let room = serde_json::json!({"type": "room", "room": {
+        "code": "K7QM2PXWAB", "invite": "/r/K7QM2PXWAB", "preset": "classic",
+        "seats": [
+            {"seat": 0, "kind": "person", "nickname": "Ana", "level": null, "connected": true,
+             "ready": false, "rating": 1662.0, "provisional": false},
+            {"seat": 1, "kind": "person", "nickname": "Bea", "level": null, "connected": true,
+             "ready": false, "rating": 1500.0, "provisional": true}],
+        "host": 0, "spectators": 0, "you": {"seat": 0, "spectator": false, "host": true},
+        "started": started, "game": if started { 1 } else { 0 },
+        "phase": if started { "placement" } else { "lobby" },
+        "setup": {"preset": "classic", "seats": 2, "options": {}, "teams": null,
+                  "public": false, "rated": true, "language": "en"},
+        "rules": serde_json::to_value(game.rules()).expect("rules are plain data")}});
+    let state = serde_json::json!({"type": "state", "events": [],
+        "view": serde_json::to_value(game.view(Some(0))).expect("a view is plain data")});
+    (room, state)
+}
+
+#[test]
+fn online_start_offers_quick_match_and_the_leaderboard() {
+    let (mut app, sent) = online_app();
+    let fields = app.form.fields();
+    assert_eq!(
+        fields[fields.len() - 3..],
+        [Field::Start, Field::QuickMatch, Field::Leaderboard]
+    );
+    insta::assert_snapshot!(screen(&app, 80, 24));
+    // Offline there is nobody to match with.
+    assert!(!self::app().form.fields().contains(&Field::QuickMatch));
+    // Up from the first row wraps to the last: the leaderboard.
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen, Screen::Leaderboard);
+    assert_eq!(
+        next_sent(&sent),
+        serde_json::json!({"type": "leaderboard", "preset": "classic"})
+    );
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.screen, Screen::NewGame);
+}
+
+#[test]
+fn quick_match_waits_counts_offers_a_bot_and_cancels() {
+    let (mut app, sent) = online_app();
+    // The preset chosen in the form is the one matched: hasbro (one step back).
+    press(&mut app, KeyCode::Left);
+    assert_eq!(app.form.preset, Preset::Hasbro);
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen, Screen::Matching);
+    assert_eq!(
+        next_sent(&sent),
+        serde_json::json!({"type": "quick_match", "preset": "hasbro"})
+    );
+    let matching = app.matching.as_ref().expect("waiting");
+    assert_eq!((matching.preset, matching.waiting), (Preset::Hasbro, None));
+    assert!(screen(&app, 80, 24).contains("Asking the server…"));
+
+    frame(
+        &mut app,
+        serde_json::json!({"type": "matching", "preset": "hasbro", "waiting": 2,
+            "waited_ms": 7000, "bot_offer_ms": 20000}),
+    );
+    insta::assert_snapshot!("quick_match_waiting", screen(&app, 80, 24));
+    // b does nothing before a bot is offered.
+    press(&mut app, KeyCode::Char('b'));
+    assert_eq!(app.screen, Screen::Matching);
+    assert!(sent.try_recv().is_err());
+
+    frame(
+        &mut app,
+        serde_json::json!({"type": "bot_offer", "preset": "hasbro", "level": "medium"}),
+    );
+    let offered = screen(&app, 80, 24);
+    assert!(
+        offered.contains("b: play a medium bot instead") && offered.contains("Esc: cancel"),
+        "{offered}"
+    );
+    assert!(offered.contains("b play the bot"), "{offered}");
+    assert!(!offered.contains("a bot is offered after"), "{offered}");
+    press(&mut app, KeyCode::Char('b'));
+    assert_eq!(next_sent(&sent), serde_json::json!({"type": "accept_bot"}));
+
+    // Esc asks the server to cancel; the answer leads back to the start.
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(
+        next_sent(&sent),
+        serde_json::json!({"type": "cancel_match"})
+    );
+    assert_eq!(app.screen, Screen::Matching);
+    frame(&mut app, serde_json::json!({"type": "match_cancelled"}));
+    assert_eq!(app.screen, Screen::NewGame);
+    assert!(app.matching.is_none());
+    assert!(screen(&app, 80, 24).contains("Quick match cancelled."));
+
+    // The link drops while waiting: once welcomed again the client waits again.
+    press(&mut app, KeyCode::Char('m'));
+    assert_eq!(next_sent(&sent)["type"], "quick_match");
+    app.update(Msg::Net(broadside_tui::NetEvent::Closed("gone".into())));
+    connect(&mut app, &sent);
+    assert_eq!(app.screen, Screen::Matching);
+    assert_eq!(
+        next_sent(&sent),
+        serde_json::json!({"type": "quick_match", "preset": "hasbro"})
+    );
+    // Esc while the link is down leaves at once (the server dropped the wait with it).
+    app.update(Msg::Net(broadside_tui::NetEvent::Closed("gone".into())));
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.screen, Screen::NewGame);
+    assert!(sent.try_recv().is_err());
+    // A refusal that says the wait is over also leads back.
+    app.update(Msg::Net(broadside_tui::NetEvent::Connected));
+    press(&mut app, KeyCode::Char('m'));
+    frame(
+        &mut app,
+        serde_json::json!({"type": "error", "code": "not_matching",
+            "message": "not waiting for a quick match", "request": "cancel_match"}),
+    );
+    assert_eq!(app.screen, Screen::NewGame);
+}
+
+#[test]
+fn a_quick_match_pairing_starts_the_game_with_ratings_beside_the_names() {
+    let (mut app, sent) = online_app();
+    press(&mut app, KeyCode::Char('m'));
+    assert_eq!(next_sent(&sent)["type"], "quick_match");
+    frame(
+        &mut app,
+        serde_json::json!({"type": "matching", "preset": "classic", "waiting": 1,
+            "waited_ms": 0, "bot_offer_ms": 20000}),
+    );
+    let (room, state) = paired_frames(true);
+    frame(&mut app, room);
+    frame(&mut app, state);
+    assert_eq!(app.screen, Screen::Play);
+    assert!(app.matching.is_none());
+    let play = app.play.as_ref().expect("a game");
+    assert_eq!(play.ratings, [Some("1662".into()), Some("1500?".into())]);
+    let shown = screen(&app, 80, 24);
+    assert!(shown.contains("Paired with Bea: a rated game."), "{shown}");
+    assert!(shown.contains("Placement: ship 1 of 10"), "{shown}");
+    insta::assert_snapshot!(shown);
+}
+
+#[test]
+fn the_lobby_shows_ratings_beside_the_names() {
+    let (mut app, _sent) = online_app();
+    let (room, _) = paired_frames(false);
+    frame(&mut app, room);
+    assert_eq!(app.screen, Screen::Lobby);
+    let shown = screen(&app, 80, 24);
+    assert!(shown.contains("Seat 1: Ana 1662 (you)"), "{shown}");
+    assert!(shown.contains("Seat 2: Bea 1500?"), "{shown}");
+}
+
+#[test]
+fn leaderboard_lists_ratings_and_switches_presets() {
+    let (mut app, sent) = online_app();
+    press(&mut app, KeyCode::Char('l'));
+    assert_eq!(app.screen, Screen::Leaderboard);
+    assert!(screen(&app, 80, 24).contains("Asking the server…"));
+    frame(
+        &mut app,
+        serde_json::json!({"type": "leaderboard", "preset": "classic", "players": [
+            {"nickname": "Ana", "rating": 1812.0, "deviation": 60.0, "games": 31, "wins": 24,
+             "provisional": false},
+            {"nickname": "Bea", "rating": 1662.0, "deviation": 180.0, "games": 3, "wins": 3,
+             "provisional": true},
+            {"nickname": "Cai", "rating": 1338.0, "deviation": 180.0, "games": 3, "wins": 0,
+             "provisional": true}]}),
+    );
+    insta::assert_snapshot!(screen(&app, 80, 24));
+
+    // Right: the next preset, asked for afresh; a late answer for another is ignored.
+    press(&mut app, KeyCode::Right);
+    let _ = next_sent(&sent);
+    assert_eq!(
+        next_sent(&sent),
+        serde_json::json!({"type": "leaderboard", "preset": "shared"})
+    );
+    let board = app.leaderboard.as_ref().expect("on show");
+    assert_eq!(
+        (board.preset, board.players.as_ref()),
+        (Preset::Shared, None)
+    );
+    frame(
+        &mut app,
+        serde_json::json!({"type": "leaderboard", "preset": "classic", "players": []}),
+    );
+    assert!(app
+        .leaderboard
+        .as_ref()
+        .is_some_and(|b| b.players.is_none()));
+    frame(
+        &mut app,
+        serde_json::json!({"type": "leaderboard", "preset": "shared", "players": []}),
+    );
+    assert!(screen(&app, 80, 24).contains("Nobody has a rating in shared yet"));
+    // Left twice: back past classic to the last preset.
+    press(&mut app, KeyCode::Left);
+    press(&mut app, KeyCode::Left);
+    assert_eq!(
+        app.leaderboard.as_ref().map(|b| b.preset),
+        Some(Preset::ALL[Preset::ALL.len() - 1])
+    );
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.screen, Screen::NewGame);
+    assert!(app.leaderboard.is_none());
+}
+
+#[test]
+fn my_games_offers_the_public_entries_below_the_games() {
+    let (mut app, sent) = online_app();
+    let games = serde_json::json!({"type": "games", "games": [
+        {"code": "K7QM2P", "preset": "classic", "phase": "battle", "seat": 0,
+         "players": [{"seat": 0, "kind": "person", "nickname": "Ana", "level": null},
+                     {"seat": 1, "kind": "bot", "nickname": null, "level": "hard"}],
+         "your_turn": true, "updated": 1}]});
+    frame(&mut app, games);
+    assert_eq!(app.screen, Screen::MyGames);
+    // Below the one game: New room, Quick match, Leaderboard.
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Down);
+    assert!(screen(&app, 80, 24).contains("> Quick match (classic)"));
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen, Screen::Matching);
+    assert_eq!(
+        next_sent(&sent),
+        serde_json::json!({"type": "quick_match", "preset": "classic"})
+    );
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(next_sent(&sent)["type"], "cancel_match");
+    frame(&mut app, serde_json::json!({"type": "match_cancelled"}));
+    assert_eq!(app.screen, Screen::MyGames, "back where it came from");
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen, Screen::Leaderboard);
+    press(&mut app, KeyCode::Esc);
+    assert_eq!(app.screen, Screen::MyGames);
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Up);
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(app.screen, Screen::NewGame);
+}
