@@ -120,6 +120,30 @@ pub struct SeatResult {
     pub placing: u32,
 }
 
+impl GameResults {
+    /// Each person's placing (the seats of bots and nobody left out), as
+    /// `ratings::rate` takes them.
+    pub fn placings(&self) -> BTreeMap<i64, u32> {
+        self.seats
+            .iter()
+            .filter_map(|s| Some((s.player_id?, s.placing)))
+            .collect()
+    }
+}
+
+impl SeatResult {
+    /// The seat's person's rating before and after the game, if the game
+    /// changed it.
+    pub fn rating_change(
+        &self,
+        before: &BTreeMap<i64, Rating>,
+        after: &BTreeMap<i64, Rating>,
+    ) -> Option<(f64, f64)> {
+        let player = self.player_id?;
+        Some((before.get(&player)?.rating, after.get(&player)?.rating))
+    }
+}
+
 /// A public room in its lobby.
 #[derive(Clone, Debug)]
 pub struct OpenRoom {

@@ -774,11 +774,7 @@ fn write_results(
     at_ms: i64,
     results: &GameResults,
 ) -> Result<(), DbError> {
-    let placings: BTreeMap<i64, u32> = results
-        .seats
-        .iter()
-        .filter_map(|s| Some((s.player_id?, s.placing)))
-        .collect();
+    let placings = results.placings();
     let mut before = BTreeMap::new();
     let mut after = BTreeMap::new();
     if results.rated {
@@ -822,9 +818,7 @@ fn write_results(
         }
     }
     for seat in &results.seats {
-        let change = seat
-            .player_id
-            .and_then(|p| Some((before.get(&p)?.rating, after.get(&p)?.rating)));
+        let change = seat.rating_change(&before, &after);
         exec(
             conn,
             "INSERT INTO game_results (game_id, seat, player_id, placing, rating_before, rating_after)
