@@ -216,7 +216,12 @@ pub struct Postgres {
 
 impl From<tokio_postgres::Error> for DbError {
     fn from(error: tokio_postgres::Error) -> DbError {
-        DbError::Postgres(error.to_string())
+        // The driver's own text is only "db error": the server's message and
+        // code say what went wrong.
+        match error.as_db_error() {
+            Some(db) => DbError::Postgres(format!("{} ({})", db.message(), db.code().code())),
+            None => DbError::Postgres(error.to_string()),
+        }
     }
 }
 
