@@ -20,6 +20,7 @@ mod cpu;
 pub mod db;
 mod limits;
 mod protocol;
+mod replay;
 mod room;
 mod secret;
 mod server;

@@ -1407,6 +1407,7 @@ impl Room {
             &view,
             &events,
             running.deadline.map(|d| d.left_ms()),
+            running.game.stats().as_deref(),
         ))
     }
 
