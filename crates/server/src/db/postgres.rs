@@ -43,7 +43,7 @@ use tokio_postgres::{IsolationLevel, NoTls, Row};
 
 use super::{
     ChatRecord, CommandRecord, DbError, GameRecord, GameResults, Lease, MyGame, OpenRoom, Owner,
-    PastGame, Ranked, RoomRecord, SeatRecord, Waiting,
+    PastGame, Ranked, RoomRecord, SeatRecord, StoredGame, Waiting,
 };
 use crate::ratings::{self, Rating};
 
@@ -1063,6 +1063,32 @@ impl Postgres {
         self.execute("DELETE FROM match_queue WHERE node = $1", &[&node])
             .await?;
         Ok(())
+    }
+
+    /// A stored game by its id, with its whole command log, read in one
+    /// snapshot; `None` if no game has this id.
+    pub async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, DbError> {
+        let mut client = self.client().await?;
+        let tx = snapshot(&mut client).await?;
+        let statement = tx
+            .prepare_cached("SELECT room_code, finished, updated_ms FROM games WHERE id = $1")
+            .await?;
+        let Some(row) = tx.query_opt(&statement, &[&id]).await? else {
+            return Ok(None);
+        };
+        let (room_code, finished, updated_ms): (String, bool, i64) =
+            (row.get(0), row.get(1), row.get(2));
+        let game = load_game(&tx, id).await?;
+        tx.commit().await?;
+        Ok(Some(StoredGame {
+            id,
+            room_code,
+            number: game.number,
+            setup: game.setup,
+            commands: game.commands,
+            finished,
+            finished_ms: finished.then_some(updated_ms),
+        }))
     }
 }
 
@@ -2286,5 +2312,13 @@ mod tests {
             database_url("postgresql://u@h/db?sslmode=disable", "x"),
             "postgresql://u@h/x?sslmode=disable"
         );
+    }
+
+    #[tokio::test]
+    async fn a_stored_game_loads_by_id_with_its_log_finished_or_not() {
+        let Some((_scratch, db)) = fresh().await else {
+            return;
+        };
+        crate::db::check_load_game(&crate::db::Db(crate::db::Backend::Postgres(db))).await;
     }
 }
