@@ -815,6 +815,16 @@ impl Game {
             events.push(Event::PhaseChanged {
                 phase: Phase::Placement,
             });
+            // A seat that resigned in the shop places nothing itself: its
+            // fleet is laid at random, so that placement never waits for it.
+            for seat in 0..self.rules.seats {
+                if self.seats[seat].eliminated && !self.seats[seat].ready {
+                    let placed = self
+                        .place_random(seat)
+                        .expect("a fleet that passed the fit check always has a random layout");
+                    events.extend(placed);
+                }
+            }
         }
     }
 
@@ -1081,10 +1091,12 @@ impl Game {
         if self.alive_seats().len() >= 3 {
             self.start_round(events);
         } else {
+            // A seat that resigned before the battle never moves first.
+            let alive = self.alive_seats();
             let first = match self.rules.first {
                 _ if self.rules.practice => 0,
-                Some(first) => first,
-                None => self.rng.random_range(0..self.rules.seats),
+                Some(first) if alive.contains(&first) => first,
+                Some(_) | None => alive[self.rng.random_range(0..alive.len())],
             };
             self.turn = Turn::Duel {
                 seat: first,

@@ -1858,3 +1858,48 @@ fn action_areas_for_previews_are_clipped_to_the_board() {
         })
         .is_empty());
 }
+
+// ----- resigning before the battle (R-11.2) -----------------------------------------------------
+
+#[test]
+fn a_seat_that_resigns_in_the_shop_is_placed_at_random_and_never_awaited() {
+    let mut game = space(3, Options::default());
+    game.apply(Command::Resign { seat: 2 }).unwrap();
+    for seat in [0, 1] {
+        game.apply(Command::Buy {
+            seat,
+            ships: buy(&[("scout", 1)]),
+        })
+        .unwrap();
+    }
+    assert_eq!(game.phase(), Phase::Placement);
+    assert_eq!(
+        game.to_move(),
+        vec![0, 1],
+        "nobody waits for the resigned seat"
+    );
+    game.apply(Command::PlaceRandom { seat: 0 }).unwrap();
+    game.apply(Command::PlaceRandom { seat: 1 }).unwrap();
+    assert_eq!(game.phase(), Phase::Battle);
+}
+
+#[test]
+fn a_seat_that_resigned_in_placement_never_gets_the_first_turn() {
+    for seed in 0..24 {
+        let mut game = Game::new(&Setup {
+            seed,
+            ..setup(Preset::Classic, 3, Options::default())
+        })
+        .unwrap();
+        game.apply(Command::Resign { seat: 2 }).unwrap();
+        game.apply(Command::PlaceRandom { seat: 0 }).unwrap();
+        game.apply(Command::PlaceRandom { seat: 1 }).unwrap();
+        assert_eq!(game.phase(), Phase::Battle);
+        assert!(!game.in_salvo_round(), "two are left: a duel");
+        let first = game.to_move();
+        assert!(
+            first == vec![0] || first == vec![1],
+            "seed {seed}: {first:?}"
+        );
+    }
+}
