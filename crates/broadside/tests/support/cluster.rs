@@ -232,6 +232,10 @@ pub async fn duel_across(ana_node: &Node, bea_node: &Node) -> (Client, Client, S
     let code = ana.create(duel()).await;
     bea.join(&code, "player").await;
     ana.send(json!({"type": "start"})).await;
+    // Bea's frames reach the room over NATS: she places once she has seen the
+    // game start, or her command could overtake Ana's start.
+    ana.state_until(|s| phase(s) == "placement").await;
+    bea.state_until(|s| phase(s) == "placement").await;
     ana.command(json!({"cmd": "place_random"})).await;
     bea.command(json!({"cmd": "place_random"})).await;
     (ana, bea, code)
