@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod export;
 mod load;
 mod play;
 mod plot;
@@ -32,6 +33,14 @@ enum Commands {
     Bench(bench::BenchArgs),
     /// Runs one game driven by JSON lines on stdin (see REFEREE.md).
     Referee,
+    /// Writes a stored game as a referee transcript (REFEREE.md JSON lines) to stdout.
+    ///
+    /// The first line is `new` with the game's preset, seats, seed, options and
+    /// teams; then one line per accepted command, in order (moves name their
+    /// seat; a timer that ran out is `timeout`). Piped into `broadside
+    /// referee` it replays the game to the same state. Any stored game is exported, finished or not: an unfinished one
+    /// replays to where it stands now.
+    Export(export::ExportArgs),
     /// Loads a running server with many games played over WebSockets at a person's pace.
     ///
     /// Half the games are person against person (two connections), half person
@@ -66,6 +75,7 @@ fn main() -> Result<()> {
             Ok(())
         }
         Some(Commands::Serve(args)) => serve::run(args),
+        Some(Commands::Export(args)) => export::run(args),
         Some(Commands::Play(args)) => play::run(args),
         Some(Commands::Bench(args)) => bench::run(args),
         Some(Commands::Load(args)) => load::run(args),

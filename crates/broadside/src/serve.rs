@@ -8,7 +8,7 @@ use broadside_server::{Config, Db};
 
 /// Where the database lives unless `--db` says otherwise, relative to the
 /// directory the server is started in.
-const DEFAULT_DB: &str = "data/broadside.sqlite";
+pub(crate) const DEFAULT_DB: &str = "data/broadside.sqlite";
 
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {
@@ -225,7 +225,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
 }
 
 /// A database URL as it may be shown: without its password.
-fn without_password(spec: &str) -> String {
+pub(crate) fn without_password(spec: &str) -> String {
     let Some((scheme, rest)) = spec.split_once("://") else {
         return spec.to_string();
     };

@@ -21,6 +21,7 @@ use crate::rules::{
     Mode, Preset, Rules, SalvoMode, Setup, MAX_SHOTS, MAX_SIDE, MAX_SPECIAL_USES, MIN_SIDE,
 };
 use crate::ships::{self, ShipAbility, SPACE_DEFAULT_FLEET};
+use crate::stats::{Record, ShotRecord};
 
 /// What every opponent knows of a cell: the common knowledge of a board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -155,6 +156,13 @@ pub struct Game {
     pub(crate) last_round_first: Option<usize>,
     pub(crate) winners: Vec<usize>,
     pub(crate) draw: bool,
+    /// Who fired each shot and whose shot sank each ship, for
+    /// [`Game::stats`]. Kept with three or more seats only: with two, every
+    /// shot at a seat's waters was the other seat's, so the boards are the
+    /// whole record (and a two-seat save reads as it always did). Saves made
+    /// before it existed load with an empty record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) record: Option<Record>,
 }
 
 /// The save format's version, checked on load.
@@ -264,6 +272,7 @@ impl Game {
             last_round_first: None,
             winners: Vec::new(),
             draw: false,
+            record: (seats > 2).then(|| Record::new(seats)),
         })
     }
 
@@ -286,10 +295,15 @@ impl Game {
 
     /// A game from [`Game::save`]'s string.
     pub fn load(saved: &str) -> Result<Game, RuleError> {
-        let file: SaveFile =
+        let mut file: SaveFile =
             serde_json::from_str(saved).map_err(|e| bad(format!("unreadable save: {e}")))?;
         if file.broadside_save != SAVE_VERSION {
             return Err(bad("this save comes from another version of Broadside"));
+        }
+        let game = &mut file.game;
+        if game.record.is_none() && game.rules.seats > 2 {
+            // A save from before the record: statistics count from here on.
+            game.record = Some(Record::new(game.rules.seats));
         }
         file.game.check_consistent()?;
         Ok(file.game)
@@ -433,6 +447,19 @@ impl Game {
                 && scan.board < self.boards.len()
                 && self.boards[scan.board].size.contains(scan.at)
         }))?;
+        // The record of shots: kept with three or more seats, naming seats
+        // and cells that exist, at most one sinking per ship.
+        ok(self.record.is_some() == (seats > 2))?;
+        if let Some(record) = &self.record {
+            ok(record.sank.len() == seats
+                && record.sank.iter().map(|&n| n as usize).sum::<usize>() <= self.ships.len()
+                && record.shots.len() <= MAX_COUNT as usize
+                && record.shots.iter().all(|shot| {
+                    shot.seat < seats
+                        && shot.board < self.boards.len()
+                        && self.boards[shot.board].size.contains(shot.at)
+                }))?;
+        }
         ok(self.salvo_rounds <= MAX_COUNT
             && self.last_round_first.is_none_or(|f| f < seats)
             && self.winners.iter().all(|&w| w < seats))?;
@@ -1113,7 +1140,7 @@ impl Game {
         cells: &[Cell],
         events: &mut Vec<Event>,
     ) -> bool {
-        let hits = self.strike(board, cells);
+        let hits = self.strike(shooter, board, cells);
         self.settle(events, |game, events| {
             for &cell in cells {
                 let shot = game.announce_shot(shooter, board, cell);
@@ -1158,19 +1185,34 @@ impl Game {
         }
     }
 
-    /// Destroys what lies on the cells; marks come later. Returns the parts hit.
-    fn strike(&mut self, board: usize, cells: &[Cell]) -> u32 {
+    /// Destroys what lies on the cells, fired by `shooter`; marks come later.
+    /// Returns the parts hit. Every shot is recorded for [`Game::stats`], also
+    /// one landing on a cell another shot of the same salvo round struck first
+    /// (it hits what is there, but destroys nothing more).
+    fn strike(&mut self, shooter: usize, board: usize, cells: &[Cell]) -> u32 {
         let mut hits = 0;
         for &cell in cells {
             let b = &mut self.boards[board];
             let index = b.size.index(cell);
-            if b.shot[index] {
-                continue;
-            }
+            let ship = b.ship(cell);
+            let first = !b.shot[index];
             b.shot[index] = true;
-            if let Some(ship) = b.ship(cell) {
+            let mut sank = false;
+            if let (true, Some(ship)) = (first, ship) {
                 self.ships[ship].intact -= 1;
                 hits += 1;
+                sank = self.ships[ship].intact == 0;
+            }
+            if let Some(record) = &mut self.record {
+                record.shots.push(ShotRecord {
+                    seat: shooter,
+                    board,
+                    at: cell,
+                    hit: ship.is_some(),
+                });
+                if sank {
+                    record.sank[shooter] += 1;
+                }
             }
         }
         hits
@@ -1404,7 +1446,7 @@ impl Game {
         events: &mut Vec<Event>,
     ) {
         let sunk_before: Vec<bool> = self.ships.iter().map(|s| s.sunk).collect();
-        let hits = self.strike(board, cells);
+        let hits = self.strike(shooter, board, cells);
         let mut types_hit: Vec<String> = cells
             .iter()
             .filter_map(|&c| self.boards[board].ship(c))
@@ -2218,8 +2260,8 @@ impl Game {
                 _ => {}
             }
         }
-        for &(_, board, at) in &landed {
-            self.strike(board, &[at]);
+        for &(seat, board, at) in &landed {
+            self.strike(seat, board, &[at]);
         }
         // (4) nukes that hit explode.
         for &(seat, board, at) in &nukes {
@@ -2227,7 +2269,7 @@ impl Game {
             // known now and left out.
             for cell in self.area_cells(seat, &Action::Nuke { board, at }) {
                 landed.push((seat, board, cell));
-                self.strike(board, &[cell]);
+                self.strike(seat, board, &[cell]);
             }
         }
         // (5) lasers, in seat order from the round's first seat.
@@ -2240,7 +2282,7 @@ impl Game {
             }) = &sub.action
             {
                 if let Some(cell) = self.beam(*board, *column, *from, &mut laser_events) {
-                    self.strike(*board, &[cell]);
+                    self.strike(*seat, *board, &[cell]);
                     landed.push((*seat, *board, cell));
                 }
             }

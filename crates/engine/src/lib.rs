@@ -18,6 +18,7 @@ pub mod geometry;
 pub mod placement;
 pub mod rules;
 pub mod ships;
+pub mod stats;
 pub mod view;
 
 pub use command::{
@@ -29,4 +30,5 @@ pub use geometry::{label, parse_label, Cell, LabelError, LetterAxis, Size};
 pub use placement::Placement;
 pub use rules::{CustomShip, Mode, Options, Preset, Report, Rules, SalvoMode, Setup};
 pub use ships::{Shape, ShipAbility, ShipType};
+pub use stats::{SeatStats, ShotCell};
 pub use view::{AbilityView, BlockView, BoardView, SeatView, ShipView, View};

@@ -114,11 +114,28 @@ impl Game {
     /// The view of a seat (`Some`) or an outside spectator (`None`).
     pub fn view(&self, viewer: Option<usize>) -> View {
         let viewer = viewer.filter(|&s| s < self.rules.seats);
-        let full = self.full_vision(viewer);
+        self.view_with(viewer, self.full_vision(viewer))
+    }
+
+    /// The all-seeing view (every ship, the truth of every cell, every
+    /// fleet), also while the game runs: for replays of finished games, where
+    /// nothing is secret any more. It is an outside spectator's view with full
+    /// vision. Never send it for a game that is still being played.
+    pub fn replay_view(&self) -> View {
+        self.view_with(None, true)
+    }
+
+    /// The events of one change as the all-seeing [`Game::replay_view`] sees
+    /// them: all of them, private scans and reserve cells included.
+    pub fn replay_events(&self, events: &[Event]) -> Vec<Event> {
+        self.events_with(None, true, events)
+    }
+
+    fn view_with(&self, viewer: Option<usize>, full: bool) -> View {
         let boards = (0..self.boards.len())
             .map(|b| BoardView {
                 owner: (self.rules.mode != Mode::SharedSea).then_some(b),
-                rows: self.board_rows(viewer, b),
+                rows: self.board_rows(viewer, full, b),
             })
             .collect();
         let ships = self
@@ -282,9 +299,8 @@ impl Game {
     }
 
     /// The rows of one board in the canonical text view.
-    fn board_rows(&self, viewer: Option<usize>, board: usize) -> Vec<String> {
+    fn board_rows(&self, viewer: Option<usize>, full: bool, board: usize) -> Vec<String> {
         let b = &self.boards[board];
-        let full = self.full_vision(viewer);
         let shared = self.rules.mode == Mode::SharedSea;
         let mut rows = Vec::with_capacity(b.size.rows as usize);
         for row in 0..b.size.rows {
@@ -352,7 +368,10 @@ impl Game {
     /// reserve cells go only to the team concerned; with full
     /// vision everything is shown.
     pub fn events_for(&self, viewer: Option<usize>, events: &[Event]) -> Vec<Event> {
-        let full = self.full_vision(viewer);
+        self.events_with(viewer, self.full_vision(viewer), events)
+    }
+
+    fn events_with(&self, viewer: Option<usize>, full: bool, events: &[Event]) -> Vec<Event> {
         events
             .iter()
             .filter_map(|event| match event {

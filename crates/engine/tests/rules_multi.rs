@@ -6,8 +6,8 @@ mod common;
 use std::collections::BTreeMap;
 
 use broadside_engine::{
-    Action, Cell, Command, CustomShip, End, Event, Game, Options, Phase, Placement, Preset,
-    RuleError, SalvoMode, Setup, ShotResult, Size, Target,
+    Action, Cell, Command, End, Event, Game, Options, Phase, Placement, Preset, RuleError,
+    SalvoMode, Setup, ShotResult, Size, Target,
 };
 use common::*;
 
@@ -16,40 +16,6 @@ fn t(board: usize, col: u16, row: u16) -> Target {
         board,
         at: Cell::new(col, row),
     }
-}
-
-/// Small seas for quick multiplayer games: one boat of two cells on 6×6.
-fn boats(seats: usize, options: Options, teams: Option<Vec<u32>>) -> Game {
-    let options = Options {
-        cols: Some(6),
-        rows: Some(6),
-        fleet: Some(vec![CustomShip {
-            id: "boat".into(),
-            len: 2,
-            count: 1,
-        }]),
-        shots_per_opponent: options.shots_per_opponent.or(Some(1)),
-        ..options
-    };
-    let mut game = Game::new(&Setup {
-        preset: Preset::Classic,
-        seats,
-        seed: 3,
-        options,
-        teams,
-    })
-    .unwrap();
-    for seat in 0..seats {
-        // Seat s has its boat at (0, s) .. (1, s): easy to aim at.
-        let at = Cell::new(0, seat as u16);
-        game.apply(Command::Place {
-            seat,
-            ships: vec![p("boat", at.col, at.row, 0)],
-        })
-        .unwrap();
-    }
-    assert_eq!(game.phase(), Phase::Battle);
-    game
 }
 
 fn salvo(game: &mut Game, seat: usize, shots: Vec<Target>) -> Result<Vec<Event>, RuleError> {

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
 
 use broadside_engine::{
-    Action, Cell, Command, End, Event, Game, Line, Options, Phase, Placement, Preset, RuleError,
-    Setup, Target,
+    Action, Cell, Command, End, Event, Game, Line, Mode, Options, Phase, Placement, Preset,
+    RuleError, Setup, Target,
 };
 use serde_json::{json, Map, Value};
 
@@ -239,9 +239,7 @@ impl Fields<'_> {
     /// the shared sea.
     fn board(&self, game: &Game) -> Result<usize, Refusal> {
         match self.0.get("board") {
-            None | Some(Value::Null) if game.rules().mode == broadside_engine::Mode::SharedSea => {
-                Ok(0)
-            }
+            None | Some(Value::Null) if game.rules().mode == Mode::SharedSea => Ok(0),
             _ => self.index("board"),
         }
     }
@@ -339,6 +337,114 @@ fn coordinate_of(fields: &Fields, key: &str) -> Result<u16, Refusal> {
         Ok(u16::MAX)
     } else {
         Err(bad(format!("'{key}' must be an integer")))
+    }
+}
+
+/// The `new` line that starts the game of `setup` (its preset, seats, seed,
+/// options and teams): the first line of a transcript of a stored game.
+pub fn new_line(setup: &Setup) -> Value {
+    let mut line = json!({
+        "cmd": "new",
+        "preset": setup.preset.id(),
+        "seats": setup.seats,
+        "seed": setup.seed,
+        "options": setup.options,
+    });
+    if let Some(teams) = &setup.teams {
+        line["teams"] = json!(teams);
+    }
+    line
+}
+
+/// The referee line of an engine command: the inverse of [`parse_command`],
+/// so that a stored game (its setup and its commands) becomes a transcript
+/// that `broadside referee` replays. In the shared sea (`mode`) targets name
+/// no board, as REFEREE.md has it. A duel's reserve carries no `board` (the
+/// referee has none there; the engine ignores it).
+pub fn command_line(command: &Command, mode: Mode) -> Value {
+    let shared = mode == Mode::SharedSea;
+    let target = |line: &mut Value, board: usize| {
+        if !shared {
+            line["board"] = json!(board);
+        }
+    };
+    match command {
+        Command::Buy { seat, ships } => json!({"cmd": "buy", "seat": seat, "ships": ships}),
+        Command::Place { seat, ships } => {
+            let ships: Vec<Value> = ships
+                .iter()
+                .map(|ship| json!({"type": ship.ship_type, "at": ship.at, "rot": ship.rot}))
+                .collect();
+            json!({"cmd": "place", "seat": seat, "ships": ships})
+        }
+        Command::PlaceRandom { seat } => json!({"cmd": "place", "seat": seat, "random": true}),
+        Command::Fire { seat, target: aim } => {
+            let mut line = json!({"cmd": "fire", "seat": seat});
+            target(&mut line, aim.board);
+            line["at"] = json!(aim.at);
+            line
+        }
+        Command::Volley { seat, cells } => json!({"cmd": "volley", "seat": seat, "cells": cells}),
+        Command::Ability { seat, action } => {
+            let mut line = json!({"cmd": "ability", "seat": seat});
+            action_fields(&mut line, action, shared, false);
+            line
+        }
+        Command::Salvo {
+            seat,
+            shots,
+            action,
+        } => {
+            let shots: Vec<Value> = shots
+                .iter()
+                .map(|shot| {
+                    let mut s = json!({});
+                    target(&mut s, shot.board);
+                    s["at"] = json!(shot.at);
+                    s
+                })
+                .collect();
+            let mut line = json!({"cmd": "salvo", "seat": seat, "shots": shots});
+            if let Some(action) = action {
+                let mut ability = json!({});
+                action_fields(&mut ability, action, shared, true);
+                line["ability"] = ability;
+            }
+            line
+        }
+        Command::Timeout => json!({"cmd": "timeout"}),
+        Command::Resign { seat } => json!({"cmd": "resign", "seat": seat}),
+    }
+}
+
+/// Adds an action's fields (`kind` first) to a line, as [`parse_action`] reads them.
+fn action_fields(line: &mut Value, action: &Action, shared: bool, in_salvo: bool) {
+    line["kind"] = json!(action.kind().id());
+    let board = match action {
+        Action::Reserve { board, .. } => board.filter(|_| in_salvo),
+        other => other.board(),
+    };
+    if let Some(board) = board.filter(|_| !shared) {
+        line["board"] = json!(board);
+    }
+    match action {
+        Action::Laser { column, from, .. } => {
+            line["column"] = json!(column);
+            line["from"] = json!(from);
+        }
+        Action::Scanner { center, .. }
+        | Action::Wide { center, .. }
+        | Action::Radar { center, .. } => line["center"] = json!(center),
+        Action::Nuke { at, .. } => line["at"] = json!(at),
+        Action::Reserve { cells, .. } => {
+            if let Some(cells) = cells {
+                line["cells"] = json!(cells);
+            }
+        }
+        Action::Bombard { line: aim, .. } => match aim {
+            Line::Row(row) => line["row"] = json!(row),
+            Line::Column(column) => line["column"] = json!(column),
+        },
     }
 }
 
@@ -477,7 +583,7 @@ fn describe(game: &Game, cmd: &str, actor: Option<usize>, events: &[Event]) -> M
                 ship,
             } => {
                 let mut r = Map::new();
-                if game.rules().mode != broadside_engine::Mode::SharedSea {
+                if game.rules().mode != Mode::SharedSea {
                     r.insert("board".into(), json!(board));
                 }
                 r.insert("at".into(), json!(at));
@@ -546,4 +652,244 @@ fn describe(game: &Game, cmd: &str, actor: Option<usize>, events: &[Event]) -> M
         answer.insert("draw".into(), json!(game.is_draw()));
     }
     answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(preset: Preset, seats: usize) -> Game {
+        Game::new(&Setup {
+            preset,
+            seats,
+            seed: 1,
+            options: Options::default(),
+            teams: None,
+        })
+        .expect("a valid setup")
+    }
+
+    /// The command the parser reads from the line `command_line` writes.
+    fn round_trip(command: &Command, game: &Game) -> Command {
+        let line = command_line(command, game.rules().mode);
+        let object = line.as_object().expect("a line is an object");
+        let cmd = object["cmd"].as_str().expect("a line has a cmd");
+        match parse_command(cmd, &Fields(object), game) {
+            Ok((_, parsed)) => parsed,
+            Err(refusal) => panic!("{line} is refused: {}", refusal.message),
+        }
+    }
+
+    /// The name of every command kind: a new kind fails to compile here until
+    /// the test below covers it.
+    fn kind(command: &Command) -> &'static str {
+        match command {
+            Command::Buy { .. } => "buy",
+            Command::Place { .. } => "place",
+            Command::PlaceRandom { .. } => "place_random",
+            Command::Fire { .. } => "fire",
+            Command::Volley { .. } => "volley",
+            Command::Ability { .. } => "ability",
+            Command::Salvo { .. } => "salvo",
+            Command::Timeout => "timeout",
+            Command::Resign { .. } => "resign",
+        }
+    }
+
+    fn cell(col: u16, row: u16) -> Cell {
+        Cell::new(col, row)
+    }
+
+    fn actions(board: usize) -> Vec<Action> {
+        vec![
+            Action::Laser {
+                board,
+                column: 4,
+                from: End::Top,
+            },
+            Action::Laser {
+                board,
+                column: 0,
+                from: End::Bottom,
+            },
+            Action::Scanner {
+                board,
+                center: cell(2, 3),
+            },
+            Action::Nuke {
+                board,
+                at: cell(9, 9),
+            },
+            Action::Reserve {
+                board: None,
+                cells: None,
+            },
+            Action::Reserve {
+                board: None,
+                cells: Some(vec![cell(1, 1), cell(5, 7), cell(19, 9)]),
+            },
+            Action::Wide {
+                board,
+                center: cell(0, 0),
+            },
+            Action::Bombard {
+                board,
+                line: Line::Row(3),
+            },
+            Action::Bombard {
+                board,
+                line: Line::Column(7),
+            },
+            Action::Radar {
+                board,
+                center: cell(5, 5),
+            },
+        ]
+    }
+
+    #[test]
+    fn every_engine_command_round_trips_through_its_referee_line() {
+        let duel = game(Preset::Space, 3);
+        let shared = game(Preset::Shared, 3);
+        let mut commands = vec![
+            Command::Buy {
+                seat: 1,
+                ships: [("dreadnought".to_string(), 1), ("scout".to_string(), 3)]
+                    .into_iter()
+                    .collect(),
+            },
+            Command::Place {
+                seat: 0,
+                ships: vec![
+                    Placement {
+                        ship_type: "battleship".into(),
+                        at: cell(0, 0),
+                        rot: 0,
+                    },
+                    Placement {
+                        ship_type: "cruiser".into(),
+                        at: cell(3, 4),
+                        rot: 3,
+                    },
+                ],
+            },
+            Command::PlaceRandom { seat: 2 },
+            Command::Fire {
+                seat: 0,
+                target: Target {
+                    board: 2,
+                    at: cell(3, 4),
+                },
+            },
+            Command::Volley {
+                seat: 1,
+                cells: vec![cell(1, 2), cell(3, 4), cell(14, 14)],
+            },
+            Command::Salvo {
+                seat: 2,
+                shots: vec![
+                    Target {
+                        board: 0,
+                        at: cell(1, 1),
+                    },
+                    Target {
+                        board: 1,
+                        at: cell(2, 2),
+                    },
+                ],
+                action: None,
+            },
+            Command::Salvo {
+                seat: 1,
+                shots: Vec::new(),
+                action: None,
+            },
+            Command::Timeout,
+            Command::Resign { seat: 1 },
+        ];
+        for action in actions(1) {
+            commands.push(Command::Ability {
+                seat: 0,
+                action: action.clone(),
+            });
+            // In a salvo a reserve names the opponent whose shots it replaces.
+            let action = match action {
+                Action::Reserve { cells, .. } => Action::Reserve {
+                    board: Some(2),
+                    cells,
+                },
+                other => other,
+            };
+            commands.push(Command::Salvo {
+                seat: 0,
+                shots: vec![Target {
+                    board: 2,
+                    at: cell(0, 9),
+                }],
+                action: Some(action),
+            });
+        }
+        let mut kinds: Vec<&str> = Vec::new();
+        let mut action_kinds = Vec::new();
+        for command in &commands {
+            assert_eq!(&round_trip(command, &duel), command);
+            kinds.push(kind(command));
+            if let Command::Ability { action, .. } = command {
+                action_kinds.push(action.kind());
+            }
+        }
+        kinds.sort_unstable();
+        kinds.dedup();
+        assert_eq!(kinds.len(), 9, "every command kind: {kinds:?}");
+        action_kinds.sort_unstable();
+        action_kinds.dedup();
+        assert_eq!(action_kinds.len(), 7, "every action kind");
+
+        // The shared sea's targets name no board: it is always 0.
+        let in_the_sea = [
+            Command::Fire {
+                seat: 1,
+                target: Target {
+                    board: 0,
+                    at: cell(12, 3),
+                },
+            },
+            Command::Salvo {
+                seat: 0,
+                shots: vec![Target {
+                    board: 0,
+                    at: cell(25, 9),
+                }],
+                action: None,
+            },
+        ];
+        for command in &in_the_sea {
+            let line = command_line(command, Mode::SharedSea);
+            assert!(!line.to_string().contains("board"), "{line}");
+            assert_eq!(&round_trip(command, &shared), command);
+        }
+    }
+
+    #[test]
+    fn a_new_line_starts_the_same_game() {
+        let setup = Setup {
+            preset: Preset::Classic,
+            seats: 4,
+            seed: u64::MAX - 3,
+            options: Options {
+                salvo: Some(broadside_engine::SalvoMode::Focus),
+                turn_seconds: Some(30),
+                ..Options::default()
+            },
+            teams: Some(vec![0, 1, 0, 1]),
+        };
+        let line = new_line(&setup);
+        let mut referee = Referee::default();
+        let answer = referee.answer(&line.to_string());
+        assert_eq!(answer["ok"], true, "{answer}");
+        let game = referee.game.expect("a game");
+        let expected = Game::new(&setup).unwrap();
+        assert_eq!(game.save(), expected.save(), "the same game, seed included");
+        assert_eq!(line["teams"], json!([0, 1, 0, 1]));
+    }
 }

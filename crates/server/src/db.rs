@@ -120,6 +120,30 @@ pub struct SeatResult {
     pub placing: u32,
 }
 
+impl GameResults {
+    /// Each person's placing (the seats of bots and nobody left out), as
+    /// `ratings::rate` takes them.
+    pub fn placings(&self) -> BTreeMap<i64, u32> {
+        self.seats
+            .iter()
+            .filter_map(|s| Some((s.player_id?, s.placing)))
+            .collect()
+    }
+}
+
+impl SeatResult {
+    /// The seat's person's rating before and after the game, if the game
+    /// changed it.
+    pub fn rating_change(
+        &self,
+        before: &BTreeMap<i64, Rating>,
+        after: &BTreeMap<i64, Rating>,
+    ) -> Option<(f64, f64)> {
+        let player = self.player_id?;
+        Some((before.get(&player)?.rating, after.get(&player)?.rating))
+    }
+}
+
 /// A public room in its lobby.
 #[derive(Clone, Debug)]
 pub struct OpenRoom {
@@ -503,6 +527,12 @@ impl Db {
             Backend::Postgres(db) => db.owner(code).await,
         }
     }
+
+    /// A stored game by its id, with its whole command log (which must be
+    /// gapless), finished or not; `None` if no game has this id.
+    pub async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, DbError> {
+        both!(self, load_game(id))
+    }
 }
 
 fn trivial_lease(code: String, node: &str) -> Lease {
@@ -511,4 +541,111 @@ fn trivial_lease(code: String, node: &str) -> Lease {
         node: node.to_string(),
         token: 0,
     }
+}
+
+/// A stored game, read by its id (replays, `broadside export`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StoredGame {
+    pub id: i64,
+    pub room_code: String,
+    /// The game's number in its room (1, then rematches).
+    pub number: u32,
+    /// JSON of the engine `Setup`, seed included.
+    pub setup: String,
+    /// The accepted commands in order, as engine `Command` JSON.
+    pub commands: Vec<String>,
+    pub finished: bool,
+    /// When the game ended (unix milliseconds), if it has.
+    pub finished_ms: Option<i64>,
+}
+
+/// What [`Db::load_game`] must do, checked against each backend by its tests
+/// (PostgreSQL's when `BROADSIDE_TEST_POSTGRES` is set).
+#[cfg(test)]
+pub(crate) async fn check_load_game(db: &Db) {
+    let ttl = Duration::from_secs(60);
+    let player = db
+        .create_player(b"h".to_vec(), "Ana".into(), 1)
+        .await
+        .unwrap();
+    let seat = |kind: &str, player_id| SeatRecord {
+        kind: kind.into(),
+        player_id,
+        nickname: None,
+        level: None,
+    };
+    let mut room = RoomRecord {
+        code: "QWERTY".into(),
+        setup: "{}".into(),
+        host: 0,
+        seats: vec![seat("person", Some(player)), seat("open", None)],
+        game_number: 0,
+        phase: "lobby".into(),
+        to_move: "[]".into(),
+        public: false,
+    };
+    let lease = db
+        .create_room(room.clone(), 1, "a", ttl)
+        .await
+        .unwrap()
+        .expect("a free code");
+    room.game_number = 1;
+    room.phase = "placement".into();
+    let id = db
+        .start_game(room.clone(), "{\"seed\":1}".into(), None, 2, &lease)
+        .await
+        .unwrap();
+    let command = |game_id: i64, seq: u64, at_ms: i64| CommandRecord {
+        room_code: "QWERTY".into(),
+        game_id,
+        seq,
+        command: format!("{{\"n\":{seq}}}"),
+        at_ms,
+        deadline_ms: None,
+        phase: if seq == 3 { "finished" } else { "battle" },
+        to_move: "[]".into(),
+        finished: seq == 3,
+        summary_changed: seq == 1,
+        results: None,
+    };
+    assert_eq!(db.load_game(id + 1).await.unwrap(), None, "no such game");
+    db.record_command(command(id, 1, 3), &lease).await.unwrap();
+    let running = db.load_game(id).await.unwrap().expect("the game");
+    assert_eq!(
+        running,
+        StoredGame {
+            id,
+            room_code: "QWERTY".into(),
+            number: 1,
+            setup: "{\"seed\":1}".into(),
+            commands: vec!["{\"n\":1}".into()],
+            finished: false,
+            finished_ms: None,
+        }
+    );
+    db.record_command(command(id, 2, 3), &lease).await.unwrap();
+    db.record_command(command(id, 3, 77), &lease).await.unwrap();
+    let finished = db.load_game(id).await.unwrap().expect("the game");
+    assert_eq!(finished.commands, ["{\"n\":1}", "{\"n\":2}", "{\"n\":3}"]);
+    assert!(finished.finished);
+    assert_eq!(finished.finished_ms, Some(77), "when the last command came");
+
+    // The room's next game (a rematch), with a gap in its log.
+    room.game_number = 2;
+    let rematch = db
+        .start_game(room, "{\"seed\":2}".into(), None, 80, &lease)
+        .await
+        .unwrap();
+    assert_ne!(rematch, id);
+    db.record_command(command(rematch, 1, 81), &lease)
+        .await
+        .unwrap();
+    db.record_command(command(rematch, 3, 82), &lease)
+        .await
+        .unwrap();
+    match db.load_game(rematch).await {
+        Err(DbError::Corrupt(message)) => assert!(message.contains("command 2"), "{message}"),
+        other => panic!("a gap is corruption, not {other:?}"),
+    }
+    assert_eq!(db.load_game(id).await.unwrap(), Some(finished));
 }

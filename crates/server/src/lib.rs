@@ -21,6 +21,7 @@ pub mod db;
 mod limits;
 mod protocol;
 mod ratings;
+mod replay;
 mod room;
 mod secret;
 mod server;

@@ -2,7 +2,9 @@
 //! frames. Nothing here knows about sockets or rooms.
 
 use broadside_ai::Level;
-use broadside_engine::{Action, Cell, Event, Options, Placement, Preset, RuleError, View};
+use broadside_engine::{
+    Action, Cell, Event, Options, Placement, Preset, RuleError, SeatStats, View,
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
@@ -487,14 +489,23 @@ struct StateFrame<'a> {
     view: &'a View,
     events: &'a [Event],
     deadline_ms: Option<u64>,
+    /// Only once the game is over (`Game::stats`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stats: Option<&'a [SeatStats]>,
 }
 
-pub fn state_frame(view: &View, events: &[Event], deadline_ms: Option<u64>) -> String {
+pub fn state_frame(
+    view: &View,
+    events: &[Event],
+    deadline_ms: Option<u64>,
+    stats: Option<&[SeatStats]>,
+) -> String {
     serde_json::to_string(&StateFrame {
         kind: "state",
         view,
         events,
         deadline_ms,
+        stats,
     })
     .expect("views and events are plain data and always serialize")
 }

@@ -1498,6 +1498,7 @@ impl Room {
             &view,
             &events,
             running.deadline.map(|d| d.left_ms()),
+            running.game.stats().as_deref(),
         ))
     }
 

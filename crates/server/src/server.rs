@@ -365,6 +365,8 @@ pub async fn run(
         .route("/", get(index))
         .route("/healthz", get(|| async { "ok" }))
         .route("/r/{code}", get(index))
+        .route("/g/{id}", get(index))
+        .route("/api/games/{id}", get(crate::replay::game))
         .fallback(get(static_file))
         .with_state(shared.clone());
     let mut shutdown = std::pin::pin!(shutdown);

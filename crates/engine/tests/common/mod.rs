@@ -2,7 +2,8 @@
 #![allow(dead_code)]
 
 use broadside_engine::{
-    Cell, Command, Event, Game, Options, Phase, Placement, Preset, RuleError, Setup, Target,
+    Cell, Command, CustomShip, Event, Game, Options, Phase, Placement, Preset, RuleError, Setup,
+    Target,
 };
 
 pub fn setup(preset: Preset, seats: usize, options: Options) -> Setup {
@@ -162,4 +163,38 @@ pub fn shots(events: &[Event]) -> Vec<(Cell, broadside_engine::ShotResult, Optio
             _ => None,
         })
         .collect()
+}
+
+/// Small seas for quick multiplayer games: one boat of two cells on 6×6.
+pub fn boats(seats: usize, options: Options, teams: Option<Vec<u32>>) -> Game {
+    let options = Options {
+        cols: Some(6),
+        rows: Some(6),
+        fleet: Some(vec![CustomShip {
+            id: "boat".into(),
+            len: 2,
+            count: 1,
+        }]),
+        shots_per_opponent: options.shots_per_opponent.or(Some(1)),
+        ..options
+    };
+    let mut game = Game::new(&Setup {
+        preset: Preset::Classic,
+        seats,
+        seed: 3,
+        options,
+        teams,
+    })
+    .unwrap();
+    for seat in 0..seats {
+        // Seat s has its boat at (0, s) .. (1, s): easy to aim at.
+        let at = Cell::new(0, seat as u16);
+        game.apply(Command::Place {
+            seat,
+            ships: vec![p("boat", at.col, at.row, 0)],
+        })
+        .unwrap();
+    }
+    assert_eq!(game.phase(), Phase::Battle);
+    game
 }

@@ -17,19 +17,35 @@
 //!
 //! The writes that happen on every move (a command, a chat line) are single
 //! statements whose first part is the fence: one round trip, one implicit
-//! transaction. The rarer ones (rooms, new games) are explicit transactions.
+//! transaction. The rarer ones (rooms, new games, the command that ends a game
+//! with its results and ratings) are explicit transactions.
+//!
+//! **Ratings.** A rated game's last command reads its people's ratings
+//! `FOR UPDATE` (after creating the missing ones at their starting values), so
+//! that two games ending at once for one person update that rating one after
+//! the other; the rows are locked in the order of the people's ids, so such
+//! games cannot deadlock.
+//!
+//! **The quick-match queue.** Pairing locks the pairer's own row, then takes
+//! the partner `FOR UPDATE SKIP LOCKED`: nodes pairing at once never take one
+//! person twice and cannot deadlock. One that finds every other row locked
+//! pairs nobody this time and tries again at its next tick (once a second).
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use deadpool_postgres::{
     Manager, ManagerConfig, Object, Pool, PoolError, RecyclingMethod, Runtime, Transaction,
 };
+use tokio_postgres::types::ToSql;
 use tokio_postgres::{IsolationLevel, NoTls, Row};
 
 use super::{
-    ChatRecord, CommandRecord, DbError, GameRecord, Lease, MyGame, Owner, RoomRecord, SeatRecord,
+    ChatRecord, CommandRecord, DbError, GameRecord, GameResults, Lease, MyGame, OpenRoom, Owner,
+    PastGame, Ranked, RoomRecord, SeatRecord, StoredGame, Waiting,
 };
+use crate::ratings::{self, Rating};
 
 /// Connections each node keeps at most.
 const POOL_SIZE: usize = 16;
@@ -40,7 +56,8 @@ const MIGRATION_LOCK: i64 = 0x4272_6f61_6473_6964;
 
 /// The migrations, in order; `schema_migrations` lists the versions applied
 /// (the first is version 1).
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE players (
     id          BIGSERIAL PRIMARY KEY,
     token_hash  BYTEA NOT NULL UNIQUE,
@@ -103,7 +120,45 @@ CREATE TABLE leases (
 );
 CREATE INDEX leases_by_expiry ON leases(expires_at);
 CREATE SEQUENCE lease_tokens;
-"#];
+"#,
+    // Public play: open rooms, results, ratings and the quick-match queue.
+    // (`placing` is a reserved word of PostgreSQL: it is quoted.)
+    r#"
+ALTER TABLE rooms ADD COLUMN public BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE INDEX rooms_open ON rooms(public, phase);
+CREATE TABLE game_results (
+    game_id       BIGINT NOT NULL REFERENCES games(id),
+    seat          BIGINT NOT NULL,
+    player_id     BIGINT REFERENCES players(id),
+    "placing"     BIGINT NOT NULL,
+    rating_before DOUBLE PRECISION,
+    rating_after  DOUBLE PRECISION,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX game_results_by_player ON game_results(player_id, game_id);
+CREATE TABLE ratings (
+    player_id   BIGINT NOT NULL REFERENCES players(id),
+    preset      TEXT NOT NULL,
+    rating      DOUBLE PRECISION NOT NULL,
+    deviation   DOUBLE PRECISION NOT NULL,
+    volatility  DOUBLE PRECISION NOT NULL,
+    games       BIGINT NOT NULL,
+    wins        BIGINT NOT NULL,
+    updated_ms  BIGINT NOT NULL,
+    PRIMARY KEY (player_id, preset)
+);
+CREATE INDEX ratings_by_preset ON ratings(preset, rating);
+CREATE TABLE match_queue (
+    player_id   BIGINT PRIMARY KEY REFERENCES players(id),
+    nickname    TEXT NOT NULL,
+    preset      TEXT NOT NULL,
+    node        TEXT NOT NULL,
+    conn        BIGINT NOT NULL,
+    since_ms    BIGINT NOT NULL
+);
+CREATE INDEX match_queue_by_preset ON match_queue(preset, since_ms);
+"#,
+];
 
 /// The fence of a write, as the first part of a statement: one row (the lease,
 /// locked until the write commits) if `$1`'s lease still has the token `$2`.
@@ -161,7 +216,12 @@ pub struct Postgres {
 
 impl From<tokio_postgres::Error> for DbError {
     fn from(error: tokio_postgres::Error) -> DbError {
-        DbError::Postgres(error.to_string())
+        // The driver's own text is only "db error": the server's message and
+        // code say what went wrong.
+        match error.as_db_error() {
+            Some(db) => DbError::Postgres(format!("{} ({})", db.message(), db.code().code())),
+            None => DbError::Postgres(error.to_string()),
+        }
     }
 }
 
@@ -182,7 +242,39 @@ fn index(value: i64) -> usize {
 }
 
 fn game_number(value: i64) -> Result<u32, DbError> {
-    u32::try_from(value).map_err(|_| DbError::Corrupt(format!("game number {value}")))
+    small(value, "game number")
+}
+
+/// A stored count or rank (games, wins, a placing).
+fn small(value: i64, what: &str) -> Result<u32, DbError> {
+    u32::try_from(value).map_err(|_| DbError::Corrupt(format!("{what} {value}")))
+}
+
+/// A `LIMIT` for SQL.
+fn sql_limit(limit: usize) -> i64 {
+    i64::try_from(limit).unwrap_or(i64::MAX)
+}
+
+/// The rating in the columns `at..at + 5` of a row: rating, deviation,
+/// volatility, games, wins.
+fn rating_at(row: &Row, at: usize) -> Result<Rating, DbError> {
+    Ok(Rating {
+        rating: row.get(at),
+        deviation: row.get(at + 1),
+        volatility: row.get(at + 2),
+        games: small(row.get(at + 3), "games")?,
+        wins: small(row.get(at + 4), "wins")?,
+    })
+}
+
+/// A read-only transaction that reads one snapshot of the database.
+async fn snapshot(client: &mut Object) -> Result<Transaction<'_>, DbError> {
+    Ok(client
+        .build_transaction()
+        .isolation_level(IsolationLevel::RepeatableRead)
+        .read_only(true)
+        .start()
+        .await?)
 }
 
 impl Postgres {
@@ -256,6 +348,23 @@ impl Postgres {
         self.counters.commits.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// The rows one statement answers, on a pooled connection.
+    async fn query(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<Vec<Row>, DbError> {
+        let client = self.client().await?;
+        let statement = client.prepare_cached(sql).await?;
+        Ok(client.query(&statement, params).await?)
+    }
+
+    /// Runs one writing statement (a transaction of its own) on a pooled
+    /// connection, and answers how many rows it wrote.
+    async fn execute(&self, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<u64, DbError> {
+        let client = self.client().await?;
+        let statement = client.prepare_cached(sql).await?;
+        let written = client.execute(&statement, params).await?;
+        self.committed();
+        Ok(written)
+    }
+
     /// Transactions committed and jobs done so far.
     pub fn stats(&self) -> (u64, u64) {
         (
@@ -319,8 +428,8 @@ impl Postgres {
         let tx = client.transaction().await?;
         let insert = tx
             .prepare_cached(
-                "INSERT INTO rooms (code, setup, host, game_number, phase, to_move, created_ms, updated_ms)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7) ON CONFLICT (code) DO NOTHING",
+                "INSERT INTO rooms (code, setup, host, game_number, phase, to_move, created_ms, updated_ms, public)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8) ON CONFLICT (code) DO NOTHING",
             )
             .await?;
         let inserted = tx
@@ -334,6 +443,7 @@ impl Postgres {
                     &room.phase,
                     &room.to_move,
                     &now_ms,
+                    &room.public,
                 ],
             )
             .await?;
@@ -374,10 +484,10 @@ impl Postgres {
         check_lease(&tx, &room.code, &lease).await?;
         let upsert = tx
             .prepare_cached(
-                "INSERT INTO rooms (code, setup, host, game_number, phase, to_move, created_ms, updated_ms)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7)
+                "INSERT INTO rooms (code, setup, host, game_number, phase, to_move, created_ms, updated_ms, public)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)
                  ON CONFLICT (code) DO UPDATE SET setup = $2, host = $3, game_number = $4, phase = $5,
-                     to_move = $6, updated_ms = $7",
+                     to_move = $6, updated_ms = $7, public = $8",
             )
             .await?;
         tx.execute(
@@ -390,6 +500,7 @@ impl Postgres {
                 &room.phase,
                 &room.to_move,
                 &now_ms,
+                &room.public,
             ],
         )
         .await?;
@@ -457,32 +568,46 @@ impl Postgres {
 
     /// Appends one accepted command to a game's log with the game's new
     /// deadline, and updates the room's summary when it changed: one
-    /// statement (one round trip, one transaction) behind the fence.
+    /// statement (one round trip, one transaction) behind the fence. The
+    /// command that ends a game comes with its results: then the same
+    /// statement runs in an explicit transaction that also writes the results
+    /// and the ratings, and the fence's share lock on the lease row holds
+    /// until all of it commits.
     pub async fn record_command(&self, record: CommandRecord, lease: Lease) -> Result<(), DbError> {
-        let client = self.client().await?;
-        let statement = client.prepare_cached(RECORD_COMMAND).await?;
+        let mut client = self.client().await?;
         let seq = i64::try_from(record.seq)
             .map_err(|_| DbError::Corrupt(format!("command number {}", record.seq)))?;
         let phase: &str = record.phase;
-        let row = client
-            .query_one(
-                &statement,
-                &[
-                    &record.room_code,
-                    &lease.token,
-                    &record.game_id,
-                    &seq,
-                    &record.command,
-                    &record.at_ms,
-                    &record.deadline_ms,
-                    &record.finished,
-                    &phase,
-                    &record.to_move,
-                    &record.summary_changed,
-                ],
-            )
-            .await?;
-        passed_fence(&row, &record.room_code)?;
+        let params: [&(dyn ToSql + Sync); 11] = [
+            &record.room_code,
+            &lease.token,
+            &record.game_id,
+            &seq,
+            &record.command,
+            &record.at_ms,
+            &record.deadline_ms,
+            &record.finished,
+            &phase,
+            &record.to_move,
+            &record.summary_changed,
+        ];
+        match &record.results {
+            None => {
+                let statement = client.prepare_cached(RECORD_COMMAND).await?;
+                let row = client.query_one(&statement, &params).await?;
+                passed_fence(&row, &record.room_code)?;
+            }
+            Some(results) => {
+                let tx = client.transaction().await?;
+                let statement = tx.prepare_cached(RECORD_COMMAND).await?;
+                let row = tx.query_one(&statement, &params).await?;
+                // Fenced: dropping the transaction rolls it back (it wrote
+                // nothing anyway).
+                passed_fence(&row, &record.room_code)?;
+                write_results(&tx, record.game_id, record.at_ms, results).await?;
+                tx.commit().await?;
+            }
+        }
         self.committed();
         Ok(())
     }
@@ -533,15 +658,11 @@ impl Postgres {
         code: String,
     ) -> Result<Option<(RoomRecord, Option<GameRecord>)>, DbError> {
         let mut client = self.client().await?;
-        let tx = client
-            .build_transaction()
-            .isolation_level(IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .await?;
+        let tx = snapshot(&mut client).await?;
         let statement = tx
             .prepare_cached(
-                "SELECT setup, host, game_id, game_number, phase, to_move FROM rooms WHERE code = $1",
+                "SELECT setup, host, game_id, game_number, phase, to_move, public FROM rooms
+                 WHERE code = $1",
             )
             .await?;
         let Some(row) = tx.query_opt(&statement, &[&code]).await? else {
@@ -560,8 +681,7 @@ impl Postgres {
             game_number: game_number(row.get(3))?,
             phase: row.get(4),
             to_move: row.get(5),
-            // Read back once the public-play columns are ported.
-            public: false,
+            public: row.get(6),
         };
         let game = match game_id {
             None => None,
@@ -575,12 +695,7 @@ impl Postgres {
     /// most recently active first.
     pub async fn my_games(&self, player_id: i64) -> Result<Vec<MyGame>, DbError> {
         let mut client = self.client().await?;
-        let tx = client
-            .build_transaction()
-            .isolation_level(IsolationLevel::RepeatableRead)
-            .read_only(true)
-            .start()
-            .await?;
+        let tx = snapshot(&mut client).await?;
         let statement = tx
             .prepare_cached(
                 "SELECT rooms.code, rooms.setup, rooms.phase, rooms.to_move, seats.seat, rooms.updated_ms
@@ -629,9 +744,8 @@ impl Postgres {
                  ORDER BY id DESC LIMIT $2",
             )
             .await?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
         let mut lines: Vec<ChatRecord> = client
-            .query(&statement, &[&code, &limit])
+            .query(&statement, &[&code, &sql_limit(limit)])
             .await?
             .iter()
             .map(|row| ChatRecord {
@@ -727,8 +841,7 @@ impl Postgres {
                 "SELECT room_code FROM leases WHERE expires_at <= now() ORDER BY expires_at LIMIT $1",
             )
             .await?;
-        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
-        let rows = client.query(&statement, &[&limit]).await?;
+        let rows = client.query(&statement, &[&sql_limit(limit)]).await?;
         Ok(rows.iter().map(|row| row.get(0)).collect())
     }
 
@@ -748,63 +861,234 @@ impl Postgres {
         }))
     }
 
-    // ----- public play (being ported from the SQLite backend) -------------------------
+    // ----- public play -------------------------------------------------------------
 
-    pub async fn open_rooms(&self, _limit: usize) -> Result<Vec<super::OpenRoom>, DbError> {
-        Err(DbError::Postgres("open_rooms: not ported yet".into()))
+    /// Public rooms still in their lobby, newest first: read in one snapshot.
+    pub async fn open_rooms(&self, limit: usize) -> Result<Vec<OpenRoom>, DbError> {
+        let mut client = self.client().await?;
+        let tx = snapshot(&mut client).await?;
+        let statement = tx
+            .prepare_cached(
+                "SELECT code, setup, updated_ms FROM rooms WHERE public AND phase = 'lobby'
+                 ORDER BY updated_ms DESC LIMIT $1",
+            )
+            .await?;
+        let mut rooms: Vec<OpenRoom> = tx
+            .query(&statement, &[&sql_limit(limit)])
+            .await?
+            .iter()
+            .map(|row| OpenRoom {
+                code: row.get(0),
+                setup: row.get(1),
+                updated_ms: row.get(2),
+                seats: Vec::new(),
+            })
+            .collect();
+        if !rooms.is_empty() {
+            let codes: Vec<String> = rooms.iter().map(|room| room.code.clone()).collect();
+            for (code, seat) in seats_of(&tx, &codes).await? {
+                if let Some(room) = rooms.iter_mut().find(|room| room.code == code) {
+                    room.seats.push(seat);
+                }
+            }
+        }
+        tx.commit().await?;
+        Ok(rooms)
     }
 
-    pub async fn leaderboard(
-        &self,
-        _preset: String,
-        _limit: usize,
-    ) -> Result<Vec<super::Ranked>, DbError> {
-        Err(DbError::Postgres("leaderboard: not ported yet".into()))
+    /// The best `limit` ratings of a preset.
+    pub async fn leaderboard(&self, preset: String, limit: usize) -> Result<Vec<Ranked>, DbError> {
+        self.query(
+            "SELECT players.nickname, rating, deviation, volatility, games, wins
+             FROM ratings JOIN players ON players.id = ratings.player_id
+             WHERE preset = $1 ORDER BY rating DESC, games DESC, players.id LIMIT $2",
+            &[&preset, &sql_limit(limit)],
+        )
+        .await?
+        .iter()
+        .map(|row| {
+            Ok(Ranked {
+                nickname: row.get(0),
+                rating: rating_at(row, 1)?,
+            })
+        })
+        .collect()
     }
 
+    /// The current ratings of some people in a preset (missing: unrated).
     pub async fn ratings(
         &self,
-        _players: Vec<i64>,
-        _preset: String,
-    ) -> Result<std::collections::BTreeMap<i64, crate::ratings::Rating>, DbError> {
-        Err(DbError::Postgres("ratings: not ported yet".into()))
+        players: Vec<i64>,
+        preset: String,
+    ) -> Result<BTreeMap<i64, Rating>, DbError> {
+        self.query(
+            "SELECT player_id, rating, deviation, volatility, games, wins FROM ratings
+             WHERE player_id = ANY($1) AND preset = $2",
+            &[&players, &preset],
+        )
+        .await?
+        .iter()
+        .map(|row| Ok((row.get(0), rating_at(row, 1)?)))
+        .collect()
     }
 
-    pub async fn history(
-        &self,
-        _player_id: i64,
-        _limit: usize,
-    ) -> Result<Vec<super::PastGame>, DbError> {
-        Err(DbError::Postgres("history: not ported yet".into()))
+    /// The finished games a person played, newest first.
+    pub async fn history(&self, player_id: i64, limit: usize) -> Result<Vec<PastGame>, DbError> {
+        self.query(
+                "SELECT games.id, games.room_code, rooms.setup, games.updated_ms, mine.\"placing\",
+                        mine.rating_before, mine.rating_after,
+                        (SELECT count(*) FROM game_results AS all_seats WHERE all_seats.game_id = games.id),
+                        (SELECT count(*) FROM game_results AS first WHERE first.game_id = games.id AND first.\"placing\" = 1)
+                 FROM game_results AS mine
+                 JOIN games ON games.id = mine.game_id
+                 JOIN rooms ON rooms.code = games.room_code
+                 WHERE mine.player_id = $1
+                 ORDER BY games.updated_ms DESC, games.id DESC LIMIT $2",
+                &[&player_id, &sql_limit(limit)],
+            )
+            .await?
+            .iter()
+            .map(|row| {
+                Ok(PastGame {
+                    game_id: row.get(0),
+                    code: row.get(1),
+                    setup: row.get(2),
+                    finished_ms: row.get(3),
+                    placing: small(row.get(4), "placing")?,
+                    rating_before: row.get(5),
+                    rating_after: row.get(6),
+                    seats: small(row.get(7), "seat count")?,
+                    firsts: small(row.get(8), "first count")?,
+                })
+            })
+            .collect()
     }
 
+    /// Puts a person in the quick-match queue of a preset (again: the newest
+    /// connection and preset win).
     pub async fn enqueue(
         &self,
-        _waiting: super::Waiting,
-        _preset: String,
-        _now_ms: i64,
+        waiting: Waiting,
+        preset: String,
+        now_ms: i64,
     ) -> Result<(), DbError> {
-        Err(DbError::Postgres("enqueue: not ported yet".into()))
+        self.execute(
+            "INSERT INTO match_queue (player_id, preset, node, conn, since_ms, nickname)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (player_id) DO UPDATE SET preset = $2, node = $3, conn = $4,
+                 since_ms = $5, nickname = $6",
+            &[
+                &waiting.player_id,
+                &preset,
+                &waiting.node,
+                &(waiting.conn as i64),
+                &now_ms,
+                &waiting.nickname,
+            ],
+        )
+        .await?;
+        Ok(())
     }
 
-    pub async fn dequeue(&self, _player_id: i64, _conn: u64) -> Result<(), DbError> {
-        Err(DbError::Postgres("dequeue: not ported yet".into()))
+    /// Takes a person out of the queue (only from the connection `conn`, so
+    /// that an old tab does not cancel a newer one's wait).
+    pub async fn dequeue(&self, player_id: i64, conn: u64) -> Result<(), DbError> {
+        self.execute(
+            "DELETE FROM match_queue WHERE player_id = $1 AND conn = $2",
+            &[&player_id, &(conn as i64)],
+        )
+        .await?;
+        Ok(())
     }
 
+    /// If `me` still waits (from `conn`), takes the person who has waited
+    /// longest for the same preset out of the queue together with `me`, and
+    /// returns the preset and them: one transaction. `me`'s row is locked
+    /// (waiting for a node that is pairing `me` right now: then `me` is gone);
+    /// the partner is the oldest row nobody else has locked.
     pub async fn take_partner(
         &self,
-        _me: i64,
-        _conn: u64,
-    ) -> Result<Option<(String, super::Waiting)>, DbError> {
-        Err(DbError::Postgres("take_partner: not ported yet".into()))
+        me: i64,
+        conn: u64,
+    ) -> Result<Option<(String, Waiting)>, DbError> {
+        let mut client = self.client().await?;
+        let tx = client.transaction().await?;
+        let mine = tx
+            .prepare_cached(
+                "SELECT preset FROM match_queue WHERE player_id = $1 AND conn = $2 FOR UPDATE",
+            )
+            .await?;
+        let Some(row) = tx.query_opt(&mine, &[&me, &(conn as i64)]).await? else {
+            return Ok(None);
+        };
+        let preset: String = row.get(0);
+        let oldest = tx
+            .prepare_cached(
+                "SELECT player_id, node, conn, nickname FROM match_queue
+                 WHERE preset = $1 AND player_id != $2
+                 ORDER BY since_ms, player_id LIMIT 1 FOR UPDATE SKIP LOCKED",
+            )
+            .await?;
+        let Some(row) = tx.query_opt(&oldest, &[&preset, &me]).await? else {
+            return Ok(None);
+        };
+        let partner = Waiting {
+            player_id: row.get(0),
+            node: row.get(1),
+            conn: row.get::<_, i64>(2) as u64,
+            nickname: row.get(3),
+        };
+        let delete = tx
+            .prepare_cached("DELETE FROM match_queue WHERE player_id IN ($1, $2)")
+            .await?;
+        tx.execute(&delete, &[&me, &partner.player_id]).await?;
+        tx.commit().await?;
+        self.committed();
+        Ok(Some((preset, partner)))
     }
 
-    pub async fn waiting(&self, _preset: String) -> Result<u32, DbError> {
-        Err(DbError::Postgres("waiting: not ported yet".into()))
+    /// How many people wait for a preset.
+    pub async fn waiting(&self, preset: String) -> Result<u32, DbError> {
+        let rows = self
+            .query(
+                "SELECT count(*) FROM match_queue WHERE preset = $1",
+                &[&preset],
+            )
+            .await?;
+        small(rows[0].get(0), "queue length")
     }
 
-    pub async fn clear_queue(&self, _node: String) -> Result<(), DbError> {
-        Err(DbError::Postgres("clear_queue: not ported yet".into()))
+    /// Empties the queue of a node's connections (it starts: they are gone).
+    pub async fn clear_queue(&self, node: String) -> Result<(), DbError> {
+        self.execute("DELETE FROM match_queue WHERE node = $1", &[&node])
+            .await?;
+        Ok(())
+    }
+
+    /// A stored game by its id, with its whole command log, read in one
+    /// snapshot; `None` if no game has this id.
+    pub async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, DbError> {
+        let mut client = self.client().await?;
+        let tx = snapshot(&mut client).await?;
+        let statement = tx
+            .prepare_cached("SELECT room_code, finished, updated_ms FROM games WHERE id = $1")
+            .await?;
+        let Some(row) = tx.query_opt(&statement, &[&id]).await? else {
+            return Ok(None);
+        };
+        let (room_code, finished, updated_ms): (String, bool, i64) =
+            (row.get(0), row.get(1), row.get(2));
+        let game = load_game(&tx, id).await?;
+        tx.commit().await?;
+        Ok(Some(StoredGame {
+            id,
+            room_code,
+            number: game.number,
+            setup: game.setup,
+            commands: game.commands,
+            finished,
+            finished_ms: finished.then_some(updated_ms),
+        }))
     }
 }
 
@@ -827,6 +1111,125 @@ fn passed_fence(row: &Row, code: &str) -> Result<(), DbError> {
     } else {
         Err(DbError::Fenced(code.to_string()))
     }
+}
+
+/// A finished game's placings and, when it is rated, its people's new
+/// ratings (in the transaction of its last command, after the fence).
+async fn write_results(
+    tx: &Transaction<'_>,
+    game_id: i64,
+    at_ms: i64,
+    results: &GameResults,
+) -> Result<(), DbError> {
+    let placings = results.placings();
+    let mut before = BTreeMap::new();
+    let mut after = BTreeMap::new();
+    // Alone, a person has nobody to be rated against.
+    if results.rated && placings.len() >= 2 {
+        let players: Vec<i64> = placings.keys().copied().collect();
+        before = lock_ratings(tx, &players, &results.preset, at_ms).await?;
+        after = ratings::rate(&placings, &before);
+        let update = tx
+            .prepare_cached(
+                "UPDATE ratings SET rating = r.rating, deviation = r.deviation,
+                     volatility = r.volatility, games = r.games, wins = r.wins, updated_ms = $2
+                 FROM unnest($3::bigint[], $4::float8[], $5::float8[], $6::float8[], $7::bigint[],
+                             $8::bigint[]) AS r(player_id, rating, deviation, volatility, games, wins)
+                 WHERE ratings.preset = $1 AND ratings.player_id = r.player_id",
+            )
+            .await?;
+        let players: Vec<i64> = after.keys().copied().collect();
+        let column = |f: fn(&Rating) -> f64| after.values().map(f).collect::<Vec<f64>>();
+        let count = |f: fn(&Rating) -> u32| {
+            after
+                .values()
+                .map(|r| i64::from(f(r)))
+                .collect::<Vec<i64>>()
+        };
+        tx.execute(
+            &update,
+            &[
+                &results.preset,
+                &at_ms,
+                &players,
+                &column(|r| r.rating),
+                &column(|r| r.deviation),
+                &column(|r| r.volatility),
+                &count(|r| r.games),
+                &count(|r| r.wins),
+            ],
+        )
+        .await?;
+    }
+    let insert = tx
+        .prepare_cached(
+            "INSERT INTO game_results (game_id, seat, player_id, \"placing\", rating_before, rating_after)
+             SELECT $1, r.seat, r.player_id, r.\"placing\", r.rating_before, r.rating_after
+             FROM unnest($2::bigint[], $3::bigint[], $4::bigint[], $5::float8[], $6::float8[])
+                 AS r(seat, player_id, \"placing\", rating_before, rating_after)",
+        )
+        .await?;
+    let changes: Vec<Option<(f64, f64)>> = results
+        .seats
+        .iter()
+        .map(|seat| seat.rating_change(&before, &after))
+        .collect();
+    let seats: Vec<i64> = results.seats.iter().map(|s| s.seat as i64).collect();
+    let players: Vec<Option<i64>> = results.seats.iter().map(|s| s.player_id).collect();
+    let placings: Vec<i64> = results.seats.iter().map(|s| i64::from(s.placing)).collect();
+    let befores: Vec<Option<f64>> = changes.iter().map(|c| c.map(|c| c.0)).collect();
+    let afters: Vec<Option<f64>> = changes.iter().map(|c| c.map(|c| c.1)).collect();
+    tx.execute(
+        &insert,
+        &[&game_id, &seats, &players, &placings, &befores, &afters],
+    )
+    .await?;
+    Ok(())
+}
+
+/// The ratings of some people (ids in ascending order) in a preset, locked
+/// until the transaction ends; those missing are first stored at the starting
+/// rating (no games), so that a first rated game is locked like any other. A
+/// concurrent transaction locking the same ratings waits for this one and
+/// then reads what it wrote. Rows are created and locked in the order of the
+/// ids, so two transactions cannot wait for each other.
+async fn lock_ratings(
+    tx: &Transaction<'_>,
+    players: &[i64],
+    preset: &str,
+    at_ms: i64,
+) -> Result<BTreeMap<i64, Rating>, DbError> {
+    let start = Rating::default();
+    let create = tx
+        .prepare_cached(
+            "INSERT INTO ratings (player_id, preset, rating, deviation, volatility, games, wins, updated_ms)
+             SELECT p, $2, $3, $4, $5, 0, 0, $6 FROM unnest($1::bigint[]) AS p ORDER BY p
+             ON CONFLICT (player_id, preset) DO NOTHING",
+        )
+        .await?;
+    tx.execute(
+        &create,
+        &[
+            &players,
+            &preset,
+            &start.rating,
+            &start.deviation,
+            &start.volatility,
+            &at_ms,
+        ],
+    )
+    .await?;
+    let lock = tx
+        .prepare_cached(
+            "SELECT player_id, rating, deviation, volatility, games, wins FROM ratings
+             WHERE player_id = ANY($1) AND preset = $2 ORDER BY player_id FOR UPDATE",
+        )
+        .await?;
+    tx.query(&lock, &[&players, &preset])
+        .await?
+        .iter()
+        .map(|row| Ok((row.get(0), rating_at(row, 1)?)))
+        .collect()
 }
 
 /// Replaces a room's seats (the room's row exists).
@@ -1082,7 +1485,12 @@ mod tests {
             .create_player(code.as_bytes().to_vec(), "Ana".into(), 1)
             .await
             .unwrap();
-        let mut room = lobby(code, player);
+        let (lease, game_id) = start(db, lobby(code, player), ttl).await;
+        (player, lease, game_id)
+    }
+
+    /// Stores a room in its lobby (owned by node `a`) and starts its game.
+    async fn start(db: &Postgres, mut room: RoomRecord, ttl: Duration) -> (Lease, i64) {
         let lease = db
             .create_room(room.clone(), 1, "a", ttl)
             .await
@@ -1094,7 +1502,7 @@ mod tests {
             .start_game(room, "{\"seed\":1}".into(), Some(99), 2, lease.clone())
             .await
             .unwrap();
-        (player, lease, game_id)
+        (lease, game_id)
     }
 
     #[tokio::test]
@@ -1464,6 +1872,432 @@ mod tests {
         );
     }
 
+    // ----- public play -------------------------------------------------------------
+
+    async fn people(db: &Postgres, names: &[&str]) -> Vec<i64> {
+        let mut ids = Vec::new();
+        for name in names {
+            let id = db
+                .create_player(format!("token of {name}").into_bytes(), name.to_string(), 1)
+                .await
+                .unwrap();
+            ids.push(id);
+        }
+        ids
+    }
+
+    /// A room of two people owned by node `a`, whose game has run two
+    /// commands.
+    async fn duel(db: &Postgres, code: &str, two: [i64; 2], ttl: Duration) -> (Lease, i64) {
+        let mut room = lobby(code, two[0]);
+        room.seats[1] = SeatRecord {
+            kind: "person".into(),
+            player_id: Some(two[1]),
+            nickname: None,
+            level: None,
+        };
+        let (lease, game_id) = start(db, room, ttl).await;
+        for seq in 1..=2 {
+            db.record_command(command(code, game_id, seq), lease.clone())
+                .await
+                .unwrap();
+        }
+        (lease, game_id)
+    }
+
+    /// The command that ends a duel, `winner` placed first.
+    fn last_command(
+        code: &str,
+        game_id: i64,
+        two: [i64; 2],
+        winner: i64,
+        rated: bool,
+    ) -> CommandRecord {
+        let seats = two
+            .iter()
+            .enumerate()
+            .map(|(seat, &player)| super::super::SeatResult {
+                seat,
+                player_id: Some(player),
+                placing: if player == winner { 1 } else { 2 },
+            })
+            .collect();
+        CommandRecord {
+            results: Some(GameResults {
+                preset: "classic".into(),
+                rated,
+                seats,
+            }),
+            ..command(code, game_id, 3)
+        }
+    }
+
+    /// Each rated game's rating change of `player` must start where another
+    /// ended (from 1500 on), and the last end at the stored rating: no update
+    /// was lost.
+    async fn assert_ratings_chain(db: &Postgres, player: i64, games: usize) {
+        let mut changes: Vec<(f64, f64)> = db
+            .history(player, 100)
+            .await
+            .unwrap()
+            .iter()
+            .filter_map(|game| Some((game.rating_before?, game.rating_after?)))
+            .collect();
+        assert_eq!(changes.len(), games);
+        let mut rating = Rating::default().rating;
+        while let Some(next) = changes.iter().position(|c| c.0 == rating) {
+            rating = changes.swap_remove(next).1;
+        }
+        assert!(changes.is_empty(), "changes not chained: {changes:?}");
+        let stored = db.ratings(vec![player], "classic".into()).await.unwrap()[&player];
+        assert_eq!(stored.rating, rating);
+        assert_eq!(stored.games as usize, games);
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_finishing_command_writes_the_results_and_ratings_with_it() {
+        let Some((_scratch, db)) = fresh().await else {
+            return;
+        };
+        let db = Arc::new(db);
+        let ids = people(&db, &["Ana", "Bea", "Cy", "Dee"]).await;
+        let [ana, bea, cy, dee] = ids[..] else {
+            unreachable!()
+        };
+        let (lease, game_id) = duel(&db, "RATED1", [ana, bea], TTL).await;
+        db.record_command(
+            last_command("RATED1", game_id, [ana, bea], ana, true),
+            lease,
+        )
+        .await
+        .unwrap();
+        let (room, _) = db.load_room("RATED1".into()).await.unwrap().unwrap();
+        assert_eq!(room.phase, "finished");
+
+        let board = db.leaderboard("classic".into(), 10).await.unwrap();
+        let names: Vec<&str> = board.iter().map(|r| r.nickname.as_str()).collect();
+        assert_eq!(names, ["Ana", "Bea"]);
+        assert!(board[0].rating.rating > board[1].rating.rating);
+        assert_eq!((board[0].rating.games, board[0].rating.wins), (1, 1));
+        assert_eq!((board[1].rating.games, board[1].rating.wins), (1, 0));
+        assert!(db.leaderboard("other".into(), 10).await.unwrap().is_empty());
+        let ratings = db
+            .ratings(vec![ana, bea, cy], "classic".into())
+            .await
+            .unwrap();
+        assert_eq!(ratings.keys().copied().collect::<Vec<_>>(), [ana, bea]);
+        assert_eq!(ratings[&ana], board[0].rating);
+
+        let won = &db.history(ana, 10).await.unwrap()[0];
+        assert_eq!((won.game_id, won.code.as_str()), (game_id, "RATED1"));
+        assert_eq!((won.placing, won.seats, won.firsts), (1, 2, 1));
+        assert_eq!(won.rating_before, Some(1500.0));
+        assert_eq!(won.rating_after, Some(ratings[&ana].rating));
+        let lost = &db.history(bea, 10).await.unwrap()[0];
+        assert_eq!(lost.placing, 2);
+        assert_eq!(lost.rating_before, Some(1500.0));
+        assert!(lost.rating_after < lost.rating_before);
+
+        // An unrated game: results without ratings.
+        let (lease, friendly) = duel(&db, "FRIEND", [ana, bea], TTL).await;
+        db.record_command(
+            last_command("FRIEND", friendly, [ana, bea], bea, false),
+            lease,
+        )
+        .await
+        .unwrap();
+        let history = db.history(bea, 10).await.unwrap();
+        assert_eq!(history.len(), 2);
+        assert_eq!(
+            (history[0].game_id, history[0].placing),
+            (friendly, 1),
+            "newest first"
+        );
+        assert_eq!(
+            (history[0].rating_before, history[0].rating_after),
+            (None, None)
+        );
+        assert_eq!(
+            db.ratings(vec![ana, bea], "classic".into()).await.unwrap(),
+            ratings,
+            "unchanged"
+        );
+
+        // Games that end at once for the same people lose no update: neither
+        // for rated people (Ana, Bea) nor for their first rated games (Cy, Dee).
+        let mut lasts = Vec::new();
+        for (n, two) in [[ana, bea], [cy, dee]]
+            .into_iter()
+            .cycle()
+            .take(8)
+            .enumerate()
+        {
+            let code = format!("RACE{n:02}");
+            let (lease, game_id) = duel(&db, &code, two, TTL).await;
+            lasts.push((
+                last_command(&code, game_id, two, two[n / 2 % 2], true),
+                lease,
+            ));
+        }
+        let start = Arc::new(tokio::sync::Barrier::new(lasts.len()));
+        let mut ends = Vec::new();
+        for (record, lease) in lasts {
+            let (db, start) = (db.clone(), start.clone());
+            ends.push(tokio::spawn(async move {
+                start.wait().await;
+                db.record_command(record, lease).await
+            }));
+        }
+        for end in ends {
+            end.await
+                .unwrap()
+                .expect("every finishing command is stored");
+        }
+        assert_ratings_chain(&db, ana, 5).await;
+        assert_ratings_chain(&db, bea, 5).await;
+        assert_ratings_chain(&db, cy, 4).await;
+        assert_ratings_chain(&db, dee, 4).await;
+        let ratings = db.ratings(ids, "classic".into()).await.unwrap();
+        let wins: Vec<u32> = ratings.values().map(|r| r.wins).collect();
+        assert_eq!(wins, [3, 2, 2, 2], "Ana, Bea, Cy, Dee");
+    }
+
+    #[tokio::test]
+    async fn a_fenced_finishing_command_writes_nothing() {
+        let Some((_scratch, db)) = fresh().await else {
+            return;
+        };
+        let ids = people(&db, &["Ana", "Bea"]).await;
+        let two = [ids[0], ids[1]];
+        let (a, game_id) = duel(&db, "FENCEF", two, Duration::from_millis(1)).await;
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        let b = db
+            .acquire("FENCEF".into(), "b".into(), TTL)
+            .await
+            .unwrap()
+            .expect("an expired lease is taken");
+        let last = last_command("FENCEF", game_id, two, two[0], true);
+        assert!(matches!(
+            db.record_command(last.clone(), a).await,
+            Err(DbError::Fenced(code)) if code == "FENCEF"
+        ));
+        let (room, game) = db.load_room("FENCEF".into()).await.unwrap().unwrap();
+        assert_eq!(game.unwrap().commands.len(), 2, "no command");
+        assert_eq!(room.phase, "battle", "no room update");
+        for player in two {
+            assert!(
+                db.history(player, 10).await.unwrap().is_empty(),
+                "no results"
+            );
+        }
+        assert!(db
+            .ratings(two.to_vec(), "classic".into())
+            .await
+            .unwrap()
+            .is_empty());
+        assert!(db
+            .leaderboard("classic".into(), 10)
+            .await
+            .unwrap()
+            .is_empty());
+
+        // The new owner's goes through.
+        db.record_command(last, b).await.unwrap();
+        assert_eq!(db.history(two[0], 10).await.unwrap().len(), 1);
+        assert_eq!(db.leaderboard("classic".into(), 10).await.unwrap().len(), 2);
+    }
+
+    fn waiting(player_id: i64, node: &str, conn: u64) -> Waiting {
+        Waiting {
+            player_id,
+            nickname: format!("P{player_id}"),
+            node: node.into(),
+            conn,
+        }
+    }
+
+    #[tokio::test]
+    async fn take_partner_pairs_two_and_never_three() {
+        let Some((_scratch, db)) = fresh().await else {
+            return;
+        };
+        let ids = people(&db, &["Ana", "Bea", "Cy", "Dee"]).await;
+        let [ana, bea, cy, dee] = ids[..] else {
+            unreachable!()
+        };
+        db.enqueue(waiting(dee, "n2", 40), "other".into(), 0)
+            .await
+            .unwrap();
+        for (since, (id, conn)) in [(ana, 10), (bea, 20), (cy, 30)].into_iter().enumerate() {
+            db.enqueue(waiting(id, "n1", conn), "classic".into(), since as i64)
+                .await
+                .unwrap();
+        }
+        assert_eq!(db.waiting("classic".into()).await.unwrap(), 3);
+        assert_eq!(
+            db.take_partner(cy, 99).await.unwrap(),
+            None,
+            "another tab's"
+        );
+        assert_eq!(
+            db.take_partner(cy, 30).await.unwrap(),
+            Some(("classic".into(), waiting(ana, "n1", 10))),
+            "the longest waiting"
+        );
+        assert_eq!(db.waiting("classic".into()).await.unwrap(), 1);
+        assert_eq!(
+            db.take_partner(ana, 10).await.unwrap(),
+            None,
+            "Ana is taken"
+        );
+        assert_eq!(
+            db.take_partner(bea, 20).await.unwrap(),
+            None,
+            "nobody else waits for classic"
+        );
+        assert_eq!(db.waiting("classic".into()).await.unwrap(), 1);
+
+        // Again from a new tab: the newest connection wins.
+        db.enqueue(waiting(bea, "n2", 21), "classic".into(), 5)
+            .await
+            .unwrap();
+        assert_eq!(db.waiting("classic".into()).await.unwrap(), 1);
+        db.dequeue(bea, 20).await.unwrap();
+        assert_eq!(
+            db.waiting("classic".into()).await.unwrap(),
+            1,
+            "an old tab's"
+        );
+        db.dequeue(bea, 21).await.unwrap();
+        assert_eq!(db.waiting("classic".into()).await.unwrap(), 0);
+
+        db.clear_queue("n1".into()).await.unwrap();
+        assert_eq!(db.waiting("other".into()).await.unwrap(), 1, "n2's");
+        db.clear_queue("n2".into()).await.unwrap();
+        assert_eq!(db.waiting("other".into()).await.unwrap(), 0);
+    }
+
+    /// Nodes pairing at once from one queue: each person is paired at most
+    /// once, and everybody finds a partner in the end.
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn concurrent_takers_pair_each_person_once() {
+        let Some((scratch, db)) = fresh().await else {
+            return;
+        };
+        let mut nodes = vec![Arc::new(db)];
+        for _ in 0..2 {
+            nodes.push(Arc::new(Postgres::connect(&scratch.url).await.unwrap()));
+        }
+        let names: Vec<String> = (0..12).map(|n| format!("P{n}")).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let ids = people(&nodes[0], &names).await;
+        for round in 0..3 {
+            for (since, &id) in ids.iter().enumerate() {
+                let node = format!("n{}", since % nodes.len());
+                nodes[since % nodes.len()]
+                    .enqueue(
+                        waiting(id, &node, id as u64),
+                        "classic".into(),
+                        since as i64,
+                    )
+                    .await
+                    .unwrap();
+            }
+            let start = Arc::new(tokio::sync::Barrier::new(ids.len()));
+            let mut takers = Vec::new();
+            for (n, &id) in ids.iter().enumerate() {
+                let (db, start) = (nodes[n % nodes.len()].clone(), start.clone());
+                takers.push(tokio::spawn(async move {
+                    start.wait().await;
+                    let taken = db.take_partner(id, id as u64).await.unwrap();
+                    taken.map(|(preset, partner)| {
+                        assert_eq!(preset, "classic");
+                        (id, partner.player_id)
+                    })
+                }));
+            }
+            let mut pairs = Vec::new();
+            for taker in takers {
+                pairs.extend(taker.await.unwrap());
+            }
+            let mut paired: Vec<i64> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+            paired.sort();
+            paired.dedup();
+            assert_eq!(paired.len(), 2 * pairs.len(), "round {round}: {pairs:?}");
+            assert!(!pairs.is_empty(), "round {round}: somebody pairs");
+            let queued = nodes[0].waiting("classic".into()).await.unwrap() as usize;
+            assert_eq!(queued + paired.len(), ids.len(), "round {round}: {pairs:?}");
+            // The rest pair one after the other.
+            for &id in &ids {
+                if let Some((_, partner)) = nodes[1].take_partner(id, id as u64).await.unwrap() {
+                    pairs.push((id, partner.player_id));
+                }
+            }
+            let mut paired: Vec<i64> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+            paired.sort();
+            assert_eq!(paired, ids, "round {round}: each once: {pairs:?}");
+            assert_eq!(nodes[2].waiting("classic".into()).await.unwrap(), 0);
+        }
+    }
+
+    #[tokio::test]
+    async fn open_rooms_lists_only_public_lobbies() {
+        let Some((_scratch, db)) = fresh().await else {
+            return;
+        };
+        let ana = people(&db, &["Ana"]).await[0];
+        let mut leases = BTreeMap::new();
+        for (code, public) in [("PUBLOB", true), ("PRILOB", false), ("PUBRUN", true)] {
+            let room = RoomRecord {
+                public,
+                ..lobby(code, ana)
+            };
+            let lease = db.create_room(room, 1, "a", TTL).await.unwrap().unwrap();
+            leases.insert(code, lease);
+        }
+        let mut running = RoomRecord {
+            public: true,
+            ..lobby("PUBRUN", ana)
+        };
+        running.game_number = 1;
+        running.phase = "placement".into();
+        db.start_game(running, "{}".into(), None, 2, leases["PUBRUN"].clone())
+            .await
+            .unwrap();
+        let (room, _) = db.load_room("PUBLOB".into()).await.unwrap().unwrap();
+        assert!(room.public);
+        let (room, _) = db.load_room("PRILOB".into()).await.unwrap().unwrap();
+        assert!(!room.public);
+
+        let open = db.open_rooms(10).await.unwrap();
+        assert_eq!(open.len(), 1);
+        assert_eq!(open[0].code, "PUBLOB");
+        assert_eq!(open[0].setup, "{}");
+        assert_eq!(open[0].updated_ms, 1);
+        assert_eq!(open[0].seats.len(), 2);
+        assert_eq!(open[0].seats[0].nickname.as_deref(), Some("Ana"));
+        assert_eq!(open[0].seats[1].kind, "bot");
+
+        // Made public later: listed, newest first; made private: gone.
+        let opened = RoomRecord {
+            public: true,
+            ..lobby("PRILOB", ana)
+        };
+        db.save_room(opened, 5, leases["PRILOB"].clone())
+            .await
+            .unwrap();
+        let codes = |rooms: Vec<OpenRoom>| rooms.into_iter().map(|r| r.code).collect::<Vec<_>>();
+        assert_eq!(
+            codes(db.open_rooms(10).await.unwrap()),
+            ["PRILOB", "PUBLOB"]
+        );
+        assert_eq!(codes(db.open_rooms(1).await.unwrap()), ["PRILOB"]);
+        db.save_room(lobby("PUBLOB", ana), 6, leases["PUBLOB"].clone())
+            .await
+            .unwrap();
+        assert_eq!(codes(db.open_rooms(10).await.unwrap()), ["PRILOB"]);
+    }
+
     #[test]
     fn test_database_urls_keep_the_server_and_options() {
         assert_eq!(
@@ -1478,5 +2312,13 @@ mod tests {
             database_url("postgresql://u@h/db?sslmode=disable", "x"),
             "postgresql://u@h/x?sslmode=disable"
         );
+    }
+
+    #[tokio::test]
+    async fn a_stored_game_loads_by_id_with_its_log_finished_or_not() {
+        let Some((_scratch, db)) = fresh().await else {
+            return;
+        };
+        crate::db::check_load_game(&crate::db::Db(crate::db::Backend::Postgres(db))).await;
     }
 }

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 
 use super::{
     ChatRecord, CommandRecord, DbError, GameRecord, GameResults, MyGame, OpenRoom, PastGame,
-    Ranked, RoomRecord, SeatRecord, Waiting,
+    Ranked, RoomRecord, SeatRecord, StoredGame, Waiting,
 };
 use crate::ratings::{self, Rating};
 use tokio::sync::{mpsc, oneshot};
@@ -671,6 +671,12 @@ impl Sqlite {
         })
         .await
     }
+
+    /// A stored game by its id, with its whole command log; `None` if no game
+    /// has this id.
+    pub async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, DbError> {
+        self.call(move |conn| stored_game(conn, id)).await
+    }
 }
 
 fn migrate(conn: &mut Connection) -> Result<(), DbError> {
@@ -774,11 +780,7 @@ fn write_results(
     at_ms: i64,
     results: &GameResults,
 ) -> Result<(), DbError> {
-    let placings: BTreeMap<i64, u32> = results
-        .seats
-        .iter()
-        .filter_map(|s| Some((s.player_id?, s.placing)))
-        .collect();
+    let placings = results.placings();
     let mut before = BTreeMap::new();
     let mut after = BTreeMap::new();
     if results.rated {
@@ -822,9 +824,7 @@ fn write_results(
         }
     }
     for seat in &results.seats {
-        let change = seat
-            .player_id
-            .and_then(|p| Some((before.get(&p)?.rating, after.get(&p)?.rating)));
+        let change = seat.rating_change(&before, &after);
         exec(
             conn,
             "INSERT INTO game_results (game_id, seat, player_id, placing, rating_before, rating_after)
@@ -938,16 +938,7 @@ fn load_room(
                 Some((_, _, deadline)) => *deadline,
                 None => deadline_ms,
             };
-            // The log must be gapless: a missing command would replay into
-            // another game.
-            for (index, (seq, _, _)) in rows.iter().enumerate() {
-                if *seq != index as i64 + 1 {
-                    return Err(DbError::Corrupt(format!(
-                        "game {id}: command {} is missing",
-                        index + 1
-                    )));
-                }
-            }
+            check_gapless(id, rows.iter().map(|(seq, _, _)| *seq))?;
             let commands = rows.into_iter().map(|(_, command, _)| command).collect();
             Some(GameRecord {
                 id,
@@ -959,6 +950,57 @@ fn load_room(
         }
     };
     Ok(Some((room, game)))
+}
+
+/// The log must be gapless (its sequence numbers 1, 2, 3, …): a missing
+/// command would replay into another game.
+fn check_gapless(id: i64, seqs: impl Iterator<Item = i64>) -> Result<(), DbError> {
+    for (expected, seq) in (1i64..).zip(seqs) {
+        if seq != expected {
+            return Err(DbError::Corrupt(format!(
+                "game {id}: command {expected} is missing"
+            )));
+        }
+    }
+    Ok(())
+}
+
+fn stored_game(conn: &Connection, id: i64) -> Result<Option<StoredGame>, DbError> {
+    let row = conn
+        .query_row(
+            "SELECT room_code, number, setup, finished, updated_ms FROM games WHERE id = ?1",
+            [id],
+            |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, u32>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, bool>(3)?,
+                    row.get::<_, i64>(4)?,
+                ))
+            },
+        )
+        .optional()?;
+    let Some((room_code, number, setup, finished, updated_ms)) = row else {
+        return Ok(None);
+    };
+    let mut statement =
+        conn.prepare_cached("SELECT seq, command FROM commands WHERE game_id = ?1 ORDER BY seq")?;
+    let rows = statement
+        .query_map([id], |row| {
+            Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?))
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    check_gapless(id, rows.iter().map(|(seq, _)| *seq))?;
+    Ok(Some(StoredGame {
+        id,
+        room_code,
+        number,
+        setup,
+        commands: rows.into_iter().map(|(_, command)| command).collect(),
+        finished,
+        finished_ms: finished.then_some(updated_ms),
+    }))
 }
 
 fn my_games(conn: &Connection, player_id: i64) -> Result<Vec<MyGame>, DbError> {
@@ -1083,6 +1125,12 @@ mod tests {
         assert_eq!(game.commands, vec!["{\"n\":1}", "{\"n\":2}", "{\"n\":3}"]);
         assert!(db.my_games(player).await.unwrap().is_empty());
         assert!(db.running_rooms().await.unwrap().is_empty());
+    }
+
+    #[tokio::test]
+    async fn a_stored_game_loads_by_id_with_its_log_finished_or_not() {
+        let db = Sqlite::open_in_memory().unwrap();
+        crate::db::check_load_game(&crate::db::Db(crate::db::Backend::Sqlite(db))).await;
     }
 
     /// Many rooms' writes arriving together share commits, each caller hears

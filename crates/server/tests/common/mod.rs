@@ -203,6 +203,13 @@ async fn drop_ended_databases(client: &tokio_postgres::Client) {
 /// The stored setup and commands (JSON, in order) of a room's current game,
 /// read from the tables of the database that `db` stands for.
 pub fn stored_game_rows(db: &Path, code: &str) -> (String, Vec<String>) {
+    let (_, setup, commands) = stored_game(db, code);
+    (setup, commands)
+}
+
+/// The id, stored setup and commands (JSON, in order) of a room's current
+/// game, read from the tables of the database that `db` stands for.
+pub fn stored_game(db: &Path, code: &str) -> (i64, String, Vec<String>) {
     let game = "SELECT games.id, games.setup FROM games JOIN rooms ON rooms.game_id = games.id WHERE rooms.code = $1";
     let commands = "SELECT command FROM commands WHERE game_id = $1 ORDER BY seq";
     let Some(admin) = postgres_admin() else {
@@ -218,7 +225,7 @@ pub fn stored_game_rows(db: &Path, code: &str) -> (String, Vec<String>) {
             .unwrap()
             .map(Result::unwrap)
             .collect();
-        return (setup, commands);
+        return (id, setup, commands);
     };
     let url = postgres_url(&admin, db);
     let code = code.to_string();
@@ -237,7 +244,7 @@ pub fn stored_game_rows(db: &Path, code: &str) -> (String, Vec<String>) {
                 let row = client.query_one(game, &[&code]).await.unwrap();
                 let (id, setup): (i64, String) = (row.get(0), row.get(1));
                 let rows = client.query(commands, &[&id]).await.unwrap();
-                (setup, rows.iter().map(|r| r.get(0)).collect())
+                (id, setup, rows.iter().map(|r| r.get(0)).collect())
             })
     })
     .join()
