@@ -168,13 +168,13 @@ test("a finished game's replay steps from the first move to the last", async () 
   await startGame(rita.page);
   await placeRandomAndReady(rita.page);
   await rita.page.waitForSelector(".battle");
-  await fireShots([rita.page], 8);
+  await fireShots([rita.page], 16);
   if (!(await rita.page.locator(".end").count())) await resign(rita.page);
 
   // The end screen: the server's statistics and a heat map of each side's fire.
   assert.equal(await rita.page.locator("#end-card .stats tbody tr").count(), 2);
   const shots = Number(await rita.page.locator('#end-card .stats tr[data-seat="0"] .stat-shots').innerText());
-  assert.ok(shots >= 8, `Rita fired ${shots} shots`);
+  assert.ok(shots >= 16, `Rita fired ${shots} shots`);
   assert.ok((await rita.page.locator("#end-card .heat-map").count()) >= 1);
   await rita.page.waitForSelector("#end-replay");
   const href = await rita.page.getAttribute("#end-replay", "href");
@@ -219,9 +219,13 @@ test("a finished game's replay steps from the first move to the last", async () 
   await rita.page.keyboard.press("ArrowRight");
   await rita.page.keyboard.press("ArrowRight");
   assert.equal((await position()).k, 3);
-  // A click in the list of moves jumps there.
-  await rita.page.click('.move[data-step="6"]');
-  assert.equal((await position()).k, 6);
+  // A click in the list of moves jumps there: to the last hit before the end, for the picture.
+  const hitStep = await rita.page.$$eval(".move", (els) => {
+    const withHit = els.filter((el) => /🔥|☠/.test(el.textContent));
+    return Number((withHit.length ? withHit[withHit.length - 1] : els[6]).dataset.step);
+  });
+  await rita.page.click(`.move[data-step="${hitStep}"]`);
+  assert.equal((await position()).k, hitStep);
   await shoot(rita.page, "en-replay");
   // Autoplay, at the fastest speed, runs to the end and stops.
   await rita.page.selectOption("#replay-speed", "3");

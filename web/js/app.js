@@ -5,7 +5,7 @@
 // server with check_layout, shots are refused by the server with an error code).
 
 import { Link } from "./net.js";
-import { t, entry, setLanguage, initialLanguage, LANGUAGES, language, shipName, errorText } from "./i18n.js";
+import { t, plural, entry, setLanguage, initialLanguage, LANGUAGES, language, shipName, errorText } from "./i18n.js";
 import { buildBoard, hullMap, buildShip, cellLabel, gridKeys, boardScroller } from "./board.js";
 import { h } from "./dom.js";
 import { renderPlacement, resetPlacement } from "./placement.js";
@@ -1070,7 +1070,7 @@ function renderLobby() {
     setup.public ? h("span", { class: "tag public-tag", id: "room-public" }, `🌐 ${t("room_public")}`) : null,
     setup.rated ? h("span", { class: "tag rated-tag", id: "room-rated" }, `🏅 ${t("rated")}`) : null,
   ].filter(Boolean);
-  const spectators = typeof room.spectators === "number" ? h("p", { class: "muted" }, `👁 ${t("spectators_n", { n: room.spectators })}`) : null;
+  const spectators = typeof room.spectators === "number" ? h("p", { class: "muted" }, `👁 ${plural("spectators_n", room.spectators)}`) : null;
   return h(
     "main",
     { class: "lobby" },
@@ -2228,7 +2228,7 @@ function renderEnd() {
       { class: `end-card card ${won ? "won" : view.draw ? "draw" : "lost"}`, id: "end-card" },
       h("div", { class: "end-emblem", "aria-hidden": "true" }, won ? "🏆" : view.draw ? "🤝" : me === null ? "⚓" : "🌊"),
       h("h1", { id: "end-title" }, title),
-      me !== null ? h("p", { class: "muted" }, t("your_rounds", { n: view.round || 0 })) : null,
+      me !== null ? h("p", { class: "muted" }, plural("your_rounds", view.round || 0)) : null,
       // A rated game's new ratings come with the room frame of its end.
       stats ? statsTable(stats, view, seatName, (seat) => ratingChip(S.room.seats.find((s) => s.seat === seat) || {})) : null,
       h(

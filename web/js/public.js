@@ -228,10 +228,14 @@ export function ratingText(rating, provisional) {
   return `${Math.round(rating)}${provisional ? "?" : ""}`;
 }
 
-/** The rating beside a person's name in a room (null for bots and open seats). */
+/**
+ * The rating beside a person's name in a room (null for bots and open seats).
+ * "Unrated" is said only in a rated room, where it matters; elsewhere a person
+ * without a rating in the preset shows nothing.
+ */
 export function ratingChip(seat) {
   if (seat.kind !== "person" || seat.rating === undefined) return null;
-  if (seat.rating === null) return h("span", { class: "rating unrated", title: t("unrated_hint") }, t("unrated"));
+  if (seat.rating === null) return S.room?.setup?.rated ? h("span", { class: "rating unrated", title: t("unrated_hint") }, t("unrated")) : null;
   return h(
     "span",
     { class: `rating ${seat.provisional ? "provisional" : ""}`, title: seat.provisional ? t("provisional_hint") : t("rating") },
