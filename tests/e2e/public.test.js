@@ -16,7 +16,12 @@ import {
   fireOnce,
   shoot,
   MATCH_WAIT_SECS,
+  ServerProcess,
+  freePort,
+  tempDir,
 } from "./harness.js";
+import path from "node:path";
+import { rmSync } from "node:fs";
 
 const fixture = fileFixture();
 
@@ -111,6 +116,41 @@ test("a lone player may cancel, and after the wait takes the bot offered instead
   await placeRandomAndReady(ines.page);
   await ines.page.waitForSelector(".battle");
   await finish(ines);
+});
+
+test("a person waiting when the server restarts waits again, and is paired", async () => {
+  // A server of its own, since the test stops and starts it.
+  const dir = tempDir();
+  const own = new ServerProcess({ port: await freePort(), db: path.join(dir, "restart.sqlite"), matchWaitSecs: 60 });
+  await own.start();
+  const people = [];
+  try {
+    const bea = await newPlayer(fixture.chromium.browser);
+    people.push(bea);
+    await openHome(bea.page, own.url, "Bea");
+    await chooseRules(bea.page, "italia");
+    await bea.page.click("#play-now");
+    await bea.page.waitForFunction(() => document.querySelector("#matching-waiting")?.textContent.includes("1 player"));
+    // The queue forgets a closed connection: after the restart the page asks again by itself.
+    await own.stop();
+    await bea.page.waitForSelector(".net-offline");
+    await own.start();
+    await bea.page.waitForSelector(".net-online", { timeout: 20000 });
+    await bea.page.waitForSelector("#matching");
+    const carl = await newPlayer(fixture.chromium.browser, { locale: "it-IT" });
+    people.push(carl);
+    await openHome(carl.page, own.url, "Carlo");
+    await chooseRules(carl.page, "italia");
+    await carl.page.click("#play-now");
+    await bea.page.waitForSelector(".placement");
+    await carl.page.waitForSelector(".placement");
+    assert.equal(await bea.page.locator(".room-chip").innerText(), await carl.page.locator(".room-chip").innerText());
+    await finish(...people.splice(0));
+  } finally {
+    for (const p of people) await p.context.close();
+    await own.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("the open rooms list fills a public room of four; one click joins", async () => {
