@@ -2,6 +2,9 @@
 # Runs the browser tests of the web client (tests/e2e) against a real
 # `broadside serve`, in the system's headless Chromium.
 #
+# Screenshots land in tests/e2e/screenshots/ (ignored by git); scripts/screenshots.sh
+# refreshes the committed ones in docs/screenshots/.
+#
 # Works on a fresh machine: installs Chromium with apt-get when it is missing,
 # installs the test's npm packages, builds the release binary, starts the
 # server on a free loopback port with a temporary database, runs the tests and
@@ -49,7 +52,8 @@ export BROADSIDE_BIN
 
 work="$(mktemp -d)"
 port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-"$BROADSIDE_BIN" serve --addr "127.0.0.1:$port" --db "$work/e2e.sqlite" --bot-delay-ms 40 >"$work/server.log" 2>&1 &
+# The quick match offers a bot after 3 s (MATCH_WAIT_SECS in tests/e2e/harness.js).
+"$BROADSIDE_BIN" serve --addr "127.0.0.1:$port" --db "$work/e2e.sqlite" --bot-delay-ms 40 --match-wait-secs 3 >"$work/server.log" 2>&1 &
 server_pid=$!
 
 cleanup() {
@@ -72,7 +76,9 @@ done
 export BROADSIDE_URL="http://127.0.0.1:$port"
 start=$(date +%s)
 status=0
-(cd tests/e2e && node --test --test-concurrency=1 --test-reporter=spec) || status=$?
+# Test files named on the command line (e.g. `scripts/e2e.sh public.test.js`)
+# run alone; without any, every test file runs.
+(cd tests/e2e && node --test --test-concurrency=1 --test-reporter=spec "$@") || status=$?
 echo "e2e: finished in $(( $(date +%s) - start ))s" >&2
 if [ "$status" != "0" ]; then
   echo "e2e: server log:" >&2

@@ -2,7 +2,7 @@
 // Chromium, and the moves a player makes in the web client.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync, mkdirSync, existsSync, readFileSync } from "node:fs";
+import { mkdtempSync, rmSync, mkdirSync, existsSync, readFileSync, copyFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
 import path from "node:path";
@@ -12,7 +12,14 @@ import { chromium } from "playwright-core";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, "..", "..");
-export const screenshotDir = path.join(repoRoot, "docs", "screenshots");
+/**
+ * Screenshots go to tests/e2e/screenshots/ (ignored by git), so a test run
+ * never changes the checkout. With BROADSIDE_SCREENSHOTS=docs/screenshots (a
+ * folder, relative to the repository root) they are also copied there: that
+ * is how the committed pictures are refreshed (scripts/screenshots.sh).
+ */
+export const screenshotDir = path.join(here, "screenshots");
+const publishDir = process.env.BROADSIDE_SCREENSHOTS ? path.resolve(repoRoot, process.env.BROADSIDE_SCREENSHOTS) : null;
 
 /** The broadside binary: $BROADSIDE_BIN, else the release build of the default target dir. */
 export function binaryPath() {
@@ -50,15 +57,19 @@ async function waitForPort(port, child, timeoutMs = 20000) {
   throw new Error(`the server did not listen on ${port}`);
 }
 
+/** The quick match offers a bot after this many seconds (scripts/e2e.sh passes the same). */
+export const MATCH_WAIT_SECS = 3;
+
 /**
  * A server process the test owns: it can be stopped and started again on the
  * same port and database (the restart test).
  */
 export class ServerProcess {
-  constructor({ port, db, botDelayMs = 40 }) {
+  constructor({ port, db, botDelayMs = 40, matchWaitSecs = MATCH_WAIT_SECS }) {
     this.port = port;
     this.db = db;
     this.botDelayMs = botDelayMs;
+    this.matchWaitSecs = matchWaitSecs;
     this.child = null;
     this.output = "";
   }
@@ -70,7 +81,10 @@ export class ServerProcess {
   async start() {
     const child = spawn(
       binaryPath(),
-      ["serve", "--addr", `127.0.0.1:${this.port}`, "--db", this.db, "--bot-delay-ms", String(this.botDelayMs)],
+      [
+        "serve", "--addr", `127.0.0.1:${this.port}`, "--db", this.db,
+        "--bot-delay-ms", String(this.botDelayMs), "--match-wait-secs", String(this.matchWaitSecs),
+      ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
     child.stdout.on("data", (d) => (this.output += d));
@@ -175,7 +189,8 @@ async function serveWebFromDisk(context) {
   const types = { js: "text/javascript", css: "text/css", json: "application/json", html: "text/html" };
   await context.route(/^http:\/\/127\.0\.0\.1:\d+\/(?!ws)/, async (route) => {
     const url = new URL(route.request().url());
-    let file = url.pathname === "/" || url.pathname.startsWith("/r/") ? "index.html" : url.pathname.slice(1);
+    const page = url.pathname === "/" || url.pathname.startsWith("/r/") || /^\/g\/\d+\/?$/.test(url.pathname);
+    const file = page ? "index.html" : url.pathname.slice(1);
     const full = path.join(web, file);
     if (!full.startsWith(web) || !existsSync(full)) return route.continue();
     const ext = file.split(".").pop();
@@ -183,13 +198,23 @@ async function serveWebFromDisk(context) {
   });
 }
 
-export async function shoot(page, name) {
+/** A picture of the page, from its top or (`at`, a selector) with that element in the middle. */
+export async function shoot(page, name, { at = null } = {}) {
   mkdirSync(screenshotDir, { recursive: true });
   // Let animations settle so the picture shows the resting state.
   await page.waitForTimeout(700);
   // Scrolling would move the board under a ship held in flight; leave it then.
-  await page.evaluate(() => document.body.classList.contains("dragging") || window.scrollTo(0, 0));
-  await page.screenshot({ path: path.join(screenshotDir, `${name}.png`), fullPage: false });
+  await page.evaluate((selector) => {
+    if (document.body.classList.contains("dragging")) return;
+    if (selector) document.querySelector(selector).scrollIntoView({ block: "center" });
+    else window.scrollTo(0, 0);
+  }, at);
+  const file = path.join(screenshotDir, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: false });
+  if (publishDir) {
+    mkdirSync(publishDir, { recursive: true });
+    copyFileSync(file, path.join(publishDir, `${name}.png`));
+  }
 }
 
 // ------------------------------------------------------------------ moves

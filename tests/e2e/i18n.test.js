@@ -20,8 +20,8 @@ test("every language has exactly the English keys, with the same placeholders", 
     const strings = load(lang);
     assert.deepEqual(Object.keys(strings).sort(), Object.keys(english).sort(), lang);
     for (const [key, value] of Object.entries(english)) {
-      if (typeof value !== "string") continue;
-      assert.deepEqual(placeholders(strings[key]), placeholders(value), `${lang} ${key}`);
+      if (typeof value === "string") assert.deepEqual(placeholders(strings[key]), placeholders(value), `${lang} ${key}`);
+      else if (isPlural(value)) for (const form of Object.values(strings[key])) assert.deepEqual(placeholders(form), placeholders(value.other), `${lang} ${key}`);
     }
     assert.equal(strings.rules_page.length, english.rules_page.length, `${lang} rules page`);
   }
@@ -31,8 +31,42 @@ test("every key the client asks for exists", () => {
   const english = load("en");
   for (const file of readdirSync(jsDir).filter((f) => f.endsWith(".js"))) {
     const source = readFileSync(path.join(jsDir, file), "utf8");
-    for (const match of source.matchAll(/\bt\("([a-z_.]+)"/g)) {
+    for (const match of source.matchAll(/\b(?:t|plural)\("([a-z_.]+)"/g)) {
       assert.ok(match[1] in english, `${file} uses the missing key ${match[1]}`);
+    }
+  }
+});
+
+// Counts are worded through Intl.PluralRules (i18n.js `plural`): an entry is an
+// object of plural forms, ordinal ones when its key ends in "_ordinal".
+function isPlural(value) {
+  return value && typeof value === "object" && !Array.isArray(value) && typeof value.other === "string";
+}
+
+test("every count has the plural forms its language needs", () => {
+  const english = load("en");
+  const plurals = Object.keys(english).filter((key) => isPlural(english[key]));
+  assert.ok(plurals.length > 0);
+  for (const lang of LANGS) {
+    const strings = load(lang);
+    for (const key of plurals) {
+      const type = key.endsWith("_ordinal") ? "ordinal" : "cardinal";
+      const rules = new Intl.PluralRules(lang, { type });
+      assert.ok(isPlural(strings[key]), `${lang} ${key} has forms and an "other"`);
+      for (const form of Object.keys(strings[key])) {
+        assert.ok(rules.resolvedOptions().pluralCategories.includes(form), `${lang} ${key}: ${form} is no ${type} form of ${lang}`);
+      }
+      // Every form the counts of a game can reach (0 to 1000) is written out.
+      for (let n = 0; n <= 1000; n += 1) assert.ok(strings[key][rules.select(n)], `${lang} ${key} lacks the form "${rules.select(n)}" (${n})`);
+    }
+  }
+});
+
+test("the client words counts with plural(), never with a hand-made singular", () => {
+  for (const file of readdirSync(jsDir).filter((f) => f.endsWith(".js"))) {
+    const source = readFileSync(path.join(jsDir, file), "utf8");
+    for (const match of source.matchAll(/\bt\("([a-z_.]+)"/g)) {
+      assert.ok(!isPlural(load("en")[match[1]]), `${file} reads the plural entry ${match[1]} with t()`);
     }
   }
 });

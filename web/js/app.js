@@ -5,15 +5,22 @@
 // server with check_layout, shots are refused by the server with an error code).
 
 import { Link } from "./net.js";
-import { t, entry, setLanguage, initialLanguage, LANGUAGES, language, shipName, errorText } from "./i18n.js";
+import { t, plural, entry, setLanguage, initialLanguage, LANGUAGES, language, shipName, errorText } from "./i18n.js";
 import { buildBoard, hullMap, buildShip, cellLabel, gridKeys, boardScroller } from "./board.js";
 import { h } from "./dom.js";
 import { renderPlacement, resetPlacement } from "./placement.js";
 import { Sound } from "./sound.js";
 import { renderShop, resetShop } from "./shop.js";
+import { eventWords } from "./words.js";
+import { statsTable, heatMaps } from "./stats.js";
+import {
+  playNow, resumeMatching, onMatchFrame, onMatchError, renderMatching, askOpenRooms, onOpenRooms, openRoomsCard,
+  ratingChip, openLeaderboard, leaderboardFromHash, onLeaderboard, renderLeaderboard, historyList,
+} from "./public.js";
+import { openReplay, closeReplay, replayIdFromPath, renderReplay } from "./replay.js";
 
 const NICK_KEY = "broadside.nickname";
-const PRESETS = ["classic", "hasbro", "italia", "brasil", "shared", "space"];
+export const PRESETS = ["classic", "hasbro", "italia", "brasil", "shared", "space"];
 const LEVELS = ["easy", "medium", "hard", "expert"];
 
 /** Everything the page knows. Rendering reads it; frames and clicks change it. */
@@ -54,6 +61,23 @@ export const S = {
   copied: false,
   sideTab: "log",
   lastPhase: null,
+  // The quick match while the person waits for one (public.js), else null.
+  matching: null,
+  // The open public rooms of the home page's list, once the server has said.
+  openRooms: null,
+  // The person's finished games (`history`), once the server has said.
+  history: null,
+  // Which page shows when no room and no replay does: "home" or "leaderboard".
+  page: "home",
+  // The leaderboard page's preset and players (null until they arrive).
+  leaderboard: null,
+  // The replay page's game (replay.js), else null.
+  replay: null,
+  // The statistics of the finished game in view (the finished state frame's `stats`).
+  stats: null,
+  // Whether "Play a friend" makes the room public (listed) and rated.
+  homePublic: false,
+  homeRated: false,
 };
 
 const app = document.getElementById("app");
@@ -130,7 +154,7 @@ export function label(at) {
   return cellLabel(axis, at[0], at[1]);
 }
 
-function presetName(id) {
+export function presetName(id) {
   return t(`preset.${id}`);
 }
 
@@ -150,7 +174,11 @@ function onFrame(frame) {
       S.nickname = frame.nickname || S.nickname;
       if (S.nickname) localStorage.setItem(NICK_KEY, S.nickname);
       rejoin();
+      resumeMatching();
       send({ type: "my_games" });
+      send({ type: "history" });
+      if (S.page === "leaderboard" && S.leaderboard) send({ type: "leaderboard", preset: S.leaderboard.preset });
+      askOpenRooms();
       break;
     case "room":
       onRoom(frame.room);
@@ -170,6 +198,21 @@ function onFrame(frame) {
       return;
     case "games":
       S.myGames = frame.games || [];
+      break;
+    case "history":
+      S.history = frame.games || [];
+      break;
+    case "matching":
+    case "bot_offer":
+    case "match_cancelled":
+      onMatchFrame(frame);
+      break;
+    case "open_rooms":
+      // Redrawn in place: a full redraw every few seconds would disturb typing.
+      onOpenRooms(frame);
+      return;
+    case "leaderboard":
+      onLeaderboard(frame);
       break;
     case "action_area":
       onActionArea(frame);
@@ -198,6 +241,9 @@ function codeFromPath() {
 }
 
 function onRoom(room) {
+  // Paired by the quick match, a bot accepted, or a room joined from the list.
+  S.matching = null;
+  S.page = "home";
   const changedRoom = !S.room || S.room.code !== room.code;
   if (changedRoom) {
     S.log = [];
@@ -235,6 +281,9 @@ function onState(frame) {
   }
   S.previousView = before;
   S.view = view;
+  S.stats = frame.stats || null;
+  // The finished game is in the history now: its entry carries the replay link.
+  if (view.phase === "finished" && (!before || before.phase !== "finished")) send({ type: "history" });
   S.deadline = typeof frame.deadline_ms === "number" ? Date.now() + frame.deadline_ms : null;
   if (S.deadline) {
     const turnChanged = !before || before.phase !== view.phase || JSON.stringify(before.to_move) !== JSON.stringify(view.to_move);
@@ -277,6 +326,7 @@ function onState(frame) {
 }
 
 function onError(frame) {
+  if (onMatchError(frame)) return;
   // Dropped frames are never answered: previews still waiting are asked again.
   if (frame.code === "rate_limited") areas.asked.clear();
   if (frame.request === "command" && S.reserveSent && ["not_targetable", "wrong_shot_count", "duplicate_target", "out_of_bounds"].includes(frame.code)) {
@@ -313,92 +363,30 @@ function onError(frame) {
 
 // ---------------------------------------------------------------- the log in words
 
+/** How the log speaks to this page's reader (words.js). */
+function wordsContext() {
+  return {
+    me: mySeat(),
+    name: seatName,
+    label,
+    water: waterName,
+    ship: shipTypeName,
+    many: (rules()?.seats || 2) > 2,
+    space: isSpace(),
+  };
+}
+
 function logEvent(event) {
-  const me = mySeat();
-  let text = null;
-  let kind = "info";
-  switch (event.event) {
-    case "ready":
-      if (event.seat !== me) text = t("log_ready", { name: seatName(event.seat) });
-      break;
-    case "phase_changed":
-      if (event.phase === "battle") {
-        text = t("log_battle_begins");
-        kind = "phase";
-      }
-      break;
-    case "shot": {
-      const result = event.result;
-      const ship = event.ship ? shipTypeName(event.ship).toLowerCase() : null;
-      const key = result === "miss" ? "miss" : result === "hit" ? (ship ? "hit_type" : "hit") : "sunk";
-      // With three or more seats a cell label alone does not say whose waters.
-      const many = (rules()?.seats || 2) > 2;
-      text = t(event.shooter === me ? `log_you_${key}` : `log_other_${key}`, {
-        name: seatName(event.shooter),
-        cell: many ? `${label(event.at)} (${waterName(event.board, event.at)})` : label(event.at),
-        ship: ship || "",
-      });
-      kind = result;
-      if (event.board === me && result !== "miss") kind = "ouch";
-      sound.play(result === "miss" ? "splash" : result === "hit" ? "hit" : "sunk");
-      break;
-    }
-    case "volley": {
-      const types = event.types_hit.map((id) => shipTypeName(id).toLowerCase()).join(", ");
-      text = t(event.shooter === me ? "log_you_volley" : "log_other_volley", {
-        name: seatName(event.shooter),
-        cells: event.cells.map(label).join(" "),
-        hits: event.hits,
-        types: types || "—",
-      });
-      if (event.sunk.length) text += " " + t("log_volley_sunk", { ships: event.sunk.map((id) => shipTypeName(id).toLowerCase()).join(", ") });
-      kind = event.hits ? "hit" : "miss";
-      sound.play(event.hits ? "hit" : "splash");
-      S.lastVolley = { ...event, mine: event.shooter === me };
-      break;
-    }
-    case "sunk":
-      text = event.owner === me
-        ? t("log_your_ship_sunk", { ship: shipTypeName(event.ship).toLowerCase() })
-        : t("log_ship_sunk", { ship: shipTypeName(event.ship).toLowerCase(), name: seatName(event.owner) });
-      kind = event.owner === me ? "ouch" : "sunk";
-      break;
-    case "action_used":
-      text = t("log_action", { name: seatName(event.seat), action: t(`special.${event.kind}`) });
-      kind = "phase";
-      break;
-    case "scan": {
-      const found = event.cells.filter((c) => c.ship).length;
-      // Space has the scanner, the Italian game the radar; the event is the same.
-      text = t("log_scan", { n: found, action: t(isSpace() ? "special.scanner" : "special.radar") });
-      break;
-    }
-    case "resigned":
-      text = event.seat === me ? t("log_you_resigned") : t("log_resigned", { name: seatName(event.seat) });
-      kind = "phase";
-      break;
-    case "eliminated":
-      text = event.seat === me ? t("log_you_eliminated") : t("log_eliminated", { name: seatName(event.seat) });
-      kind = "phase";
-      break;
-    case "game_over":
-      if (event.draw) text = t("log_draw");
-      else if (event.winners.includes(me)) text = t("log_you_won");
-      else text = t("log_game_over", { names: event.winners.map(seatName).join(", ") });
-      kind = "phase";
-      break;
-    case "round_started":
-      text = t("log_round", { round: event.round });
-      break;
-    default:
-      break;
+  if (event.event === "shot") sound.play(event.result === "miss" ? "splash" : event.result === "hit" ? "hit" : "sunk");
+  if (event.event === "volley") {
+    sound.play(event.hits ? "hit" : "splash");
+    S.lastVolley = { ...event, mine: event.shooter === mySeat() };
   }
-  if (text) {
-    text = text.charAt(0).toUpperCase() + text.slice(1);
-    S.log.unshift({ text, kind, at: Date.now() });
-    if (S.log.length > 300) S.log.pop();
-    if (event.event !== "ready") announce(text);
-  }
+  const said = eventWords(event, wordsContext());
+  if (!said) return;
+  S.log.unshift({ ...said, at: Date.now() });
+  if (S.log.length > 300) S.log.pop();
+  if (event.event !== "ready") announce(said.text);
 }
 
 // ---------------------------------------------------------------- header
@@ -441,6 +429,10 @@ function renderHeader() {
     sound.muted ? "🔇" : "🔊",
   );
   const rulesButton = h("button", { class: "icon-button", type: "button", onclick: () => openRules(), title: t("rules"), "aria-label": t("rules") }, "📖");
+  // The leaderboard is one click away wherever no game needs the person.
+  const boardButton = S.room || S.matching
+    ? null
+    : h("button", { class: "icon-button", type: "button", id: "header-leaderboard", onclick: () => openLeaderboard(), title: t("leaderboard"), "aria-label": t("leaderboard") }, "🏆");
   const brand = h(
     "a",
     {
@@ -455,11 +447,13 @@ function renderHeader() {
     h("span", { class: "brand-name" }, t("app_name")),
   );
   const roomChip = S.room ? h("span", { class: "room-chip", title: t("room_code") }, `# ${S.room.code}`) : null;
-  return h("header", { class: "top" }, brand, roomChip, h("div", { class: "spacer" }), status, rulesButton, soundButton, langSelect);
+  return h("header", { class: "top" }, brand, roomChip, h("div", { class: "spacer" }), status, boardButton, rulesButton, soundButton, langSelect);
 }
 
-function goHome() {
+export function goHome() {
   if (S.room) send({ type: "leave" });
+  closeReplay();
+  S.page = "home";
   S.room = null;
   S.view = null;
   S.log = [];
@@ -469,12 +463,14 @@ function goHome() {
   history.pushState({}, "", "/");
   document.title = t("app_name");
   send({ type: "my_games" });
+  send({ type: "history" });
   render();
+  askOpenRooms();
 }
 
 // ---------------------------------------------------------------- home
 
-function nicknameOk() {
+export function nicknameOk() {
   const nick = S.nickname.trim();
   if (!nick) {
     toast(t("need_nickname"), "error");
@@ -493,10 +489,13 @@ function createRoom(withBot) {
     options: {},
     teams: null,
     bots: withBot ? [{ seat: 1, level: S.homeLevel }] : [],
+    // A bot game is private and unrated; a friend room is what the home page's switches say.
+    public: !withBot && S.homePublic,
+    rated: !withBot && S.homeRated,
   });
 }
 
-function joinCode(code, as = "player") {
+export function joinCode(code, as = "player") {
   const clean = code.trim().toUpperCase().replace(/[^A-Z0-9]/g, "");
   if (!clean) return;
   if (!nicknameOk()) return;
@@ -509,6 +508,28 @@ function playerName(p) {
   if (p.kind === "bot") return `🤖 ${t(`level.${p.level || "medium"}`)}`;
   if (p.kind === "open") return t("open_seat");
   return p.nickname || "?";
+}
+
+/** The presets as a group of radio buttons: the home page's cards, the leaderboard's pills. */
+export function presetChoice({ chosen, groupClass, itemClass, onPick, content }) {
+  return h(
+    "div",
+    { class: groupClass, role: "radiogroup", "aria-label": t("choose_preset") },
+    PRESETS.map((id) =>
+      h(
+        "button",
+        {
+          type: "button",
+          role: "radio",
+          "aria-checked": String(chosen === id),
+          class: `${itemClass} ${chosen === id ? "chosen" : ""}`,
+          dataset: { preset: id },
+          onclick: () => onPick(id),
+        },
+        content(id),
+      ),
+    ),
+  );
 }
 
 function renderHome() {
@@ -528,30 +549,21 @@ function renderHome() {
       link.reconnectAs(S.nickname, language());
     },
   });
-  const presets = h(
-    "div",
-    { class: "preset-picker", role: "radiogroup", "aria-label": t("choose_preset") },
-    PRESETS.map((id) =>
-      h(
-        "button",
-        {
-          type: "button",
-          role: "radio",
-          "aria-checked": String(S.homePreset === id),
-          class: `preset-card ${S.homePreset === id ? "chosen" : ""}`,
-          dataset: { preset: id },
-          onclick: () => {
-            S.homePreset = id;
-            localStorage.setItem("broadside.preset", id);
-            render();
-          },
-        },
-        h("span", { class: "preset-flag", "aria-hidden": "true" }, t(`preset_icon.${id}`)),
-        h("strong", {}, presetName(id)),
-        h("span", { class: "preset-blurb" }, t(`preset_blurb.${id}`)),
-      ),
-    ),
-  );
+  const presets = presetChoice({
+    chosen: S.homePreset,
+    groupClass: "preset-picker",
+    itemClass: "preset-card",
+    onPick: (id) => {
+      S.homePreset = id;
+      localStorage.setItem("broadside.preset", id);
+      render();
+    },
+    content: (id) => [
+      h("span", { class: "preset-flag", "aria-hidden": "true" }, t(`preset_icon.${id}`)),
+      h("strong", {}, presetName(id)),
+      h("span", { class: "preset-blurb" }, t(`preset_blurb.${id}`)),
+    ],
+  });
   const level = h(
     "select",
     {
@@ -595,6 +607,14 @@ function renderHome() {
         ),
       )
     : h("p", { class: "muted" }, S.myGames ? t("no_games") : t("loading"));
+  const playNowButton = h(
+    "button",
+    { class: "button big play-now", type: "button", id: "play-now", onclick: playNow },
+    h("span", { "aria-hidden": "true" }, "⚡"),
+    " ",
+    t("play_now"),
+    h("small", { class: "play-now-preset" }, ` · ${presetName(S.homePreset)}`),
+  );
 
   return h(
     "main",
@@ -607,6 +627,7 @@ function renderHome() {
       h("p", { class: "tagline" }, t("tagline")),
       h("label", { class: "nick-label", for: "nick" }, t("nickname")),
       nickInput,
+      h("div", { class: "play-now-row" }, playNowButton, h("p", { class: "play-now-hint" }, t("play_now_hint"))),
     ),
     h("section", { class: "card presets-card" }, h("h2", {}, t("choose_preset")), presets),
     h(
@@ -628,6 +649,8 @@ function renderHome() {
         h("div", { class: "action-icon", "aria-hidden": "true" }, "🤝"),
         h("h2", {}, t("play_friend")),
         h("p", { class: "muted" }, t("play_friend_hint")),
+        toggle("home-public", t("room_public"), S.homePublic, (v) => { S.homePublic = v; }, false, t("room_public_hint")),
+        toggle("home-rated", t("room_rated"), S.homeRated, (v) => { S.homeRated = v; }, false, t("room_rated_hint")),
         h("button", { class: "button primary", type: "button", id: "play-friend", onclick: () => createRoom(false) }, t("play_friend")),
       ),
       h(
@@ -645,8 +668,22 @@ function renderHome() {
         ),
       ),
     ),
-    h("section", { class: "card my-games" }, h("h2", {}, t("my_games")), games),
-    h("section", { class: "home-rules" }, h("button", { class: "button ghost", type: "button", onclick: () => openRules() }, "📖 ", t("read_rules"))),
+    openRoomsCard(),
+    h(
+      "section",
+      { class: "card my-games" },
+      h("h2", {}, t("my_games")),
+      h("h3", {}, t("games_in_progress")),
+      games,
+      h("h3", {}, t("games_finished")),
+      historyList(),
+    ),
+    h(
+      "section",
+      { class: "home-rules" },
+      h("button", { class: "button ghost", type: "button", id: "open-leaderboard", onclick: () => openLeaderboard() }, "🏆 ", t("leaderboard")),
+      h("button", { class: "button ghost", type: "button", onclick: () => openRules() }, "📖 ", t("read_rules")),
+    ),
   );
 }
 
@@ -991,6 +1028,7 @@ function renderLobby() {
         you ? h("small", { class: "you-tag" }, ` (${t("you")})`) : null,
         seat.seat === room.host ? h("small", { class: "host-tag" }, ` ★ ${t("host")}`) : null,
       ),
+      ratingChip(seat),
       seat.kind === "person"
         ? h("span", { class: `presence ${seat.connected ? "on" : "off"}` }, seat.connected ? t("online") : t("away"))
         : null,
@@ -1018,7 +1056,21 @@ function renderLobby() {
         open ? t("waiting_for_players") : `⚓ ${t("start")}`,
       )
     : h("p", { class: "muted waiting" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("waiting_for_host"));
-  const spectators = typeof room.spectators === "number" ? h("p", { class: "muted" }, `👁 ${t("spectators_n", { n: room.spectators })}`) : null;
+  const setup = room.setup || {};
+  // The host decides whether strangers may find the room and whether it counts for ratings.
+  const visibility = host
+    ? h(
+        "div",
+        { class: "options room-visibility" },
+        toggle("opt-public", t("room_public"), Boolean(setup.public), (v) => send({ type: "set_options", public: v }), false, t("room_public_hint")),
+        toggle("opt-rated", t("room_rated"), Boolean(setup.rated), (v) => send({ type: "set_options", rated: v }), false, t("room_rated_hint")),
+      )
+    : null;
+  const badges = [
+    setup.public ? h("span", { class: "tag public-tag", id: "room-public" }, `🌐 ${t("room_public")}`) : null,
+    setup.rated ? h("span", { class: "tag rated-tag", id: "room-rated" }, `🏅 ${t("rated")}`) : null,
+  ].filter(Boolean);
+  const spectators = typeof room.spectators === "number" ? h("p", { class: "muted" }, `👁 ${plural("spectators_n", room.spectators)}`) : null;
   return h(
     "main",
     { class: "lobby" },
@@ -1026,13 +1078,14 @@ function renderLobby() {
       "section",
       { class: "card invite" },
       h("h1", {}, presetName(room.preset)),
+      badges.length ? h("p", { class: "room-tags" }, badges) : null,
       h("p", { class: "muted" }, t("invite_hint")),
       h("div", { class: "code-big", "aria-label": t("room_code") }, room.code.split("").map((ch) => h("span", {}, ch))),
       h("div", { class: "invite-row" }, h("input", { id: "invite-link", class: "text-input", readonly: true, value: link, onfocus: (e) => e.target.select() }), copy),
       room.you?.spectator ? h("p", { class: "badge" }, `👁 ${t("you_watch")}`) : null,
       h("div", { class: "row-buttons center" }, h("button", { class: "button small ghost", type: "button", id: "leave", onclick: goHome }, `← ${t("leave_room")}`)),
     ),
-    h("section", { class: "card seats-card" }, h("h2", {}, t("seats")), seatCount, h("ul", { class: "seats" }, seats), spectators, start),
+    h("section", { class: "card seats-card" }, h("h2", {}, t("seats")), seatCount, h("ul", { class: "seats" }, seats), spectators, visibility, start),
     h(
       "section",
       { class: "card options-card" },
@@ -1113,7 +1166,7 @@ function fleetStatus() {
     return h(
       "div",
       { class: `fleet-block ${seat.seat === mySeat() ? "mine" : ""} ${seat.alive ? "" : "out"}` },
-      h("h3", {}, seatName(seat.seat), h("span", { class: "afloat" }, t("afloat_n", { n: seat.ships_afloat, total: seat.ships_total }))),
+      h("h3", {}, h("span", {}, seatName(seat.seat), " ", ratingChip(S.room.seats.find((s) => s.seat === seat.seat) || {})), h("span", { class: "afloat" }, t("afloat_n", { n: seat.ships_afloat, total: seat.ships_total }))),
       h("ul", { class: "fleet-list" }, rows),
     );
   });
@@ -1267,15 +1320,19 @@ function showOwnBlock(scroller) {
   if (own && scroller.scrollWidth > scroller.clientWidth) scroller.scrollLeft = Math.max(0, own.offsetLeft - scroller.offsetLeft - 24);
 }
 
-/** Draws the blocks onto a drawn shared sea: borders, the own and team blocks, owner tags (R-9.3). */
-export function decorateBlocks(element) {
-  if (!S.view?.blocks) return;
+/**
+ * Draws the blocks onto a drawn shared sea: borders, the own and team blocks,
+ * owner tags (R-9.3). The view, the roles and the titles are the page's own
+ * unless given (a replay names every block).
+ */
+export function decorateBlocks(element, { view = S.view, role: roleOf = blockRole, title: titleOf = blockTitle } = {}) {
+  if (!view?.blocks) return;
   const grid = element.querySelector(".grid");
-  const size = S.view.board_size;
+  const size = view.board_size;
   element.classList.add("shared-sea");
-  S.view.blocks.forEach((b, index) => {
+  view.blocks.forEach((b, index) => {
     const [c0, r0] = originOf(b);
-    const role = blockRole(index);
+    const role = roleOf(index);
     for (let r = r0; r < r0 + size.rows; r += 1) {
       for (let c = c0; c < c0 + size.cols; c += 1) {
         const el = grid.querySelector(`[data-col="${c}"][data-row="${r}"]`);
@@ -1287,7 +1344,7 @@ export function decorateBlocks(element) {
       }
     }
     const first = grid.querySelector(`[data-col="${c0}"][data-row="${r0}"]`);
-    if (first) first.append(h("span", { class: `block-tag tag-${role}`, "aria-hidden": "true" }, blockTitle(index)));
+    if (first) first.append(h("span", { class: `block-tag tag-${role}`, "aria-hidden": "true" }, titleOf(index)));
   });
 }
 
@@ -2122,26 +2179,31 @@ function renderBattle() {
 
 // ---------------------------------------------------------------- the end
 
-function statsFor(seat) {
-  // Shots at a board are all by its opponents; in a duel they are one player's.
-  const view = S.view;
-  const boards = view.boards.filter((b) => b.owner !== seat);
-  let shots = 0;
-  let hits = 0;
-  for (const board of boards) {
+/**
+ * The statistics of a duel worked out from the final boards, for a server
+ * that sends no `stats` (every shot at a board is the one opponent's). With
+ * three or more seats the boards cannot say who shot, so there is none.
+ */
+function statsFromBoards(view) {
+  if (view.seats.length !== 2) return null;
+  return view.seats.map((seat) => {
+    const board = view.boards.find((b) => b.owner !== seat.seat);
+    let shots = 0;
+    let hits = 0;
     for (const row of board.rows) {
       for (const ch of row) {
-        if (ch === "O") shots += 1;
-        if (ch === "X" || ch === "#" || ch === "?") {
-          shots += 1;
-          hits += 1;
-        }
-        if (ch === "+") shots += 1;
+        if ("OX#?+".includes(ch)) shots += 1;
+        if ("X#?".includes(ch)) hits += 1;
       }
     }
-  }
-  const sunk = boards.reduce((n, b) => n + (view.seats[b.owner]?.sunk.length || 0), 0);
-  return { shots, hits, accuracy: shots ? Math.round((100 * hits) / shots) : 0, sunk };
+    return { seat: seat.seat, shots, hits, sunk: view.seats[board.owner]?.sunk.length || 0, cells: [] };
+  });
+}
+
+/** The game of this room in the person's history: the newest entry with the room's code. */
+function finishedGameId() {
+  const game = (S.history || []).find((g) => g.code === S.room?.code);
+  return game ? game.id : null;
 }
 
 function renderEnd() {
@@ -2153,26 +2215,8 @@ function renderEnd() {
   if (view.draw) title = t("end_draw");
   else if (me === null) title = t("end_winner", { name: winners.map(seatName).join(", ") });
   else title = won ? t("end_won") : t("end_lost", { name: winners.map(seatName).join(", ") });
-  const duel = view.seats.length === 2;
-  const statRows = view.seats.map((seat) => {
-    const s = statsFor(seat.seat);
-    return h(
-      "tr",
-      { class: winners.includes(seat.seat) ? "winner" : "" },
-      h("th", { scope: "row" }, winners.includes(seat.seat) ? "🏆 " : "", seatName(seat.seat)),
-      h("td", {}, duel ? String(s.shots) : "—"),
-      h("td", {}, duel ? String(s.hits) : "—"),
-      h("td", {}, duel ? `${s.accuracy}%` : "—"),
-      h("td", {}, String(s.sunk)),
-      h("td", {}, `${seat.ships_afloat}/${seat.ships_total}`),
-    );
-  });
-  const table = h(
-    "table",
-    { class: "stats" },
-    h("thead", {}, h("tr", {}, h("th", {}, ""), ["stat_shots", "stat_hits", "stat_accuracy", "stat_sunk", "stat_afloat"].map((k) => h("th", { scope: "col" }, t(k))))),
-    h("tbody", {}, statRows),
-  );
+  const stats = S.stats || statsFromBoards(view);
+  const replayId = finishedGameId();
   const boards = view.boards.map((b, index) =>
     h("section", { class: "board-card" }, h("h2", {}, isShared() ? t("shared_sea") : index === me ? t("your_waters") : t("board_of", { name: seatName(index) })), isShared() ? boardScroller(renderOwnBoard(index), "sea") : renderOwnBoard(index)),
   );
@@ -2184,14 +2228,18 @@ function renderEnd() {
       { class: `end-card card ${won ? "won" : view.draw ? "draw" : "lost"}`, id: "end-card" },
       h("div", { class: "end-emblem", "aria-hidden": "true" }, won ? "🏆" : view.draw ? "🤝" : me === null ? "⚓" : "🌊"),
       h("h1", { id: "end-title" }, title),
-      me !== null ? h("p", { class: "muted" }, t("your_rounds", { n: view.round || 0 })) : null,
-      table,
+      me !== null ? h("p", { class: "muted" }, plural("your_rounds", view.round || 0)) : null,
+      // A rated game's new ratings come with the room frame of its end.
+      stats ? statsTable(stats, view, seatName, (seat) => ratingChip(S.room.seats.find((s) => s.seat === seat) || {})) : null,
       h(
         "div",
         { class: "row-buttons center" },
         me !== null ? h("button", { class: "button primary big", type: "button", id: "rematch", onclick: () => { send({ type: "rematch" }); toast(t("rematch_asked")); } }, `🔁 ${t("rematch")}`) : null,
         h("button", { class: "button big", type: "button", id: "home", onclick: goHome }, `⚓ ${t("back_home")}`),
+        // The replay opens beside the room, which stays ready for a rematch.
+        replayId !== null ? h("a", { class: "button big", id: "end-replay", href: `/g/${replayId}`, target: "_blank", rel: "noopener" }, `🎞 ${t("replay")}`) : null,
       ),
+      S.stats ? heatMaps(S.stats, view, seatName, t("heat_title")) : null,
     ),
     h("div", { class: "play-area" }, h("div", { class: "boards reveal" }, boards), renderSide()),
   );
@@ -2248,14 +2296,17 @@ export function render() {
   const activeId = active?.id;
   const activeCell = active?.classList?.contains("cell") ? { board: active.closest(".board")?.dataset.board, col: active.dataset.col, row: active.dataset.row } : null;
   let screen;
-  if (!S.room) screen = renderHome();
+  if (S.replay) screen = renderReplay();
+  else if (!S.room) screen = S.matching ? renderMatching() : S.page === "leaderboard" && S.leaderboard ? renderLeaderboard() : renderHome();
   else if (!S.room.started || !S.view) screen = renderLobby();
   else if (S.view.phase === "shop") screen = renderShop();
   else if (S.view.phase === "placement") screen = renderPlacement();
   else if (S.view.phase === "battle") screen = renderBattle();
   else screen = renderEnd();
-  const phaseClass = S.view && S.room?.started ? `phase-${S.view.phase}` : S.room ? "phase-lobby" : "phase-home";
-  document.body.className = `${phaseClass} preset-${S.room?.preset || S.homePreset}`;
+  let phaseClass = S.view && S.room?.started ? `phase-${S.view.phase}` : S.room ? "phase-lobby" : "phase-home";
+  if (S.replay) phaseClass = "phase-replay";
+  const preset = (S.replay ? S.replay.data?.preset : null) || S.room?.preset || S.homePreset;
+  document.body.className = `${phaseClass} preset-${preset}`;
   app.dataset.states = String(S.states || 0);
   // Wide seas scroll sideways on small screens: a redraw keeps where they were.
   const scrolled = new Map([...app.querySelectorAll(".board-scroll")].map((el) => [el.dataset.scroll, el.scrollLeft]));
@@ -2282,7 +2333,24 @@ document.addEventListener("keydown", (e) => {
 });
 
 window.addEventListener("popstate", () => {
+  // Back and forward move between the pages the address names.
+  const replayId = replayIdFromPath();
+  if (replayId !== null) {
+    if (S.replay?.id !== replayId) openReplay(replayId);
+    return;
+  }
+  if (S.replay) closeReplay();
+  const board = leaderboardFromHash();
+  if (board && !S.room) {
+    openLeaderboard(board);
+    return;
+  }
   if (!codeFromPath() && S.room) goHome();
+  else {
+    S.page = "home";
+    render();
+    askOpenRooms();
+  }
 });
 
 async function main() {
@@ -2301,7 +2369,11 @@ async function main() {
       render();
     },
   });
-  render();
+  const replayId = replayIdFromPath();
+  const board = leaderboardFromHash();
+  if (replayId !== null) openReplay(replayId);
+  else if (board) openLeaderboard(board);
+  else render();
   link.open();
 }
 

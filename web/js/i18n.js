@@ -52,8 +52,36 @@ export function language() {
 export function t(key, params = {}) {
   let text = strings[key] ?? fallback[key];
   if (text === undefined) return key;
-  if (Array.isArray(text)) return text;
+  if (typeof text !== "string") return text;
+  return fill(text, params);
+}
+
+/**
+ * A count in words: `key` holds one form per plural category of the language
+ * ({"one": "{n} player", "other": "{n} players"}; Polish-like languages would
+ * add "few" and "many"), chosen by Intl.PluralRules. `n` fills `{n}`. With
+ * `ordinal` the forms are the language's ordinal ones ("1st", "2nd", "3rd").
+ */
+export function plural(key, n, params = {}, { ordinal = false } = {}) {
+  const forms = strings[key] ?? fallback[key];
+  if (!forms || typeof forms !== "object") return key;
+  const rules = new Intl.PluralRules(current, { type: ordinal ? "ordinal" : "cardinal" });
+  const form = forms[rules.select(n)] ?? forms.other;
+  return fill(form, { n: new Intl.NumberFormat(current).format(n), ...params });
+}
+
+function fill(text, params) {
   return text.replace(/\{(\w+)\}/g, (_, name) => (params[name] ?? `{${name}}`).toString());
+}
+
+/** A moment (unix milliseconds) as a short date and time in the page's language. */
+export function dateTime(ms) {
+  return new Intl.DateTimeFormat(current, { dateStyle: "medium", timeStyle: "short" }).format(new Date(ms));
+}
+
+/** A fraction from 0 to 1 as a whole percentage in the page's language. */
+export function percent(fraction) {
+  return new Intl.NumberFormat(current, { style: "percent", maximumFractionDigits: 0 }).format(fraction);
 }
 
 /** A raw entry (arrays and objects such as the rules page). */

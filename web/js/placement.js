@@ -6,7 +6,7 @@
 // the client only draws what the answer says.
 
 import { S, send, getLink, render, announce, toast, rules, mySeat, banner, shipTypeName, label, seatName as nameOf, ownBoardIndex, seaSize, decorateBlocks, isShared } from "./app.js";
-import { t, errorText } from "./i18n.js";
+import { t, plural, errorText } from "./i18n.js";
 import { buildBoard, buildShip, rotatedCells, hullMap, boardScroller } from "./board.js";
 import { h } from "./dom.js";
 
@@ -629,7 +629,7 @@ export function renderPlacement() {
       },
       `↺ ${t("clear")}`,
     ),
-    h("button", { class: "button primary big", type: "button", id: "ready", disabled: !complete, onclick: sendReady }, complete ? `⚓ ${t("ready")}` : t("ready_left", { n: ships.length - placed.size })),
+    h("button", { class: "button primary big", type: "button", id: "ready", disabled: !complete, onclick: sendReady }, complete ? `⚓ ${t("ready")}` : plural("ready_left", ships.length - placed.size)),
   );
   return h(
     "main",

@@ -1,0 +1,125 @@
+// Engine events and commands in words, for the game's log and for replays.
+//
+// The words depend on who reads them ("You fired…" or "Ana fired…"), so the
+// caller passes a context: `me` (the reader's seat, or null for an outsider),
+// `name(seat)`, `label(at)`, `water(board, at)` (whose waters a cell is in),
+// `ship(id)` (a ship type's name), `many` (three seats or more: cell labels
+// then say whose waters) and `space` (the scanner rather than the radar).
+
+import { t, plural } from "./i18n.js";
+
+/** The log line of one event: `{ text, kind }`, or null for events the log leaves out. */
+export function eventWords(event, ctx) {
+  const { me } = ctx;
+  const lower = (id) => ctx.ship(id).toLowerCase();
+  let text = null;
+  let kind = "info";
+  switch (event.event) {
+    case "ready":
+      if (event.seat !== me) text = t("log_ready", { name: ctx.name(event.seat) });
+      break;
+    case "phase_changed":
+      if (event.phase === "battle") {
+        text = t("log_battle_begins");
+        kind = "phase";
+      }
+      break;
+    case "shot": {
+      const result = event.result;
+      const ship = event.ship ? lower(event.ship) : null;
+      const key = result === "miss" ? "miss" : result === "hit" ? (ship ? "hit_type" : "hit") : "sunk";
+      // With three or more seats a cell label alone does not say whose waters.
+      const cell = ctx.many ? `${ctx.label(event.at)} (${ctx.water(event.board, event.at)})` : ctx.label(event.at);
+      // "Ana hit your cruiser" is only right when the reader owns the board.
+      const other = key === "hit_type" && event.board !== me ? "log_other_hit_ship" : `log_other_${key}`;
+      text = t(event.shooter === me ? `log_you_${key}` : other, { name: ctx.name(event.shooter), cell, ship: ship || "" });
+      kind = result;
+      if (me !== null && event.board === me && result !== "miss") kind = "ouch";
+      break;
+    }
+    case "volley": {
+      const types = event.types_hit.map(lower).join(", ");
+      text = t(event.shooter === me ? "log_you_volley" : "log_other_volley", {
+        name: ctx.name(event.shooter),
+        cells: event.cells.map(ctx.label).join(" "),
+        hits: event.hits,
+        types: types || "—",
+      });
+      if (event.sunk.length) text += " " + t("log_volley_sunk", { ships: event.sunk.map(lower).join(", ") });
+      kind = event.hits ? "hit" : "miss";
+      break;
+    }
+    case "sunk":
+      text = me !== null && event.owner === me
+        ? t("log_your_ship_sunk", { ship: lower(event.ship) })
+        : t("log_ship_sunk", { ship: lower(event.ship), name: ctx.name(event.owner) });
+      kind = me !== null && event.owner === me ? "ouch" : "sunk";
+      break;
+    case "action_used":
+      text = t("log_action", { name: ctx.name(event.seat), action: t(`special.${event.kind}`) });
+      kind = "phase";
+      break;
+    case "scan": {
+      const found = event.cells.filter((c) => c.ship).length;
+      // Space has the scanner, the Italian game the radar; the event is the same.
+      text = t("log_scan", { n: found, action: t(ctx.space ? "special.scanner" : "special.radar") });
+      break;
+    }
+    case "reinforced":
+      text = t("log_reinforced", { name: ctx.name(event.seat), n: event.count });
+      break;
+    case "resigned":
+      text = me !== null && event.seat === me ? t("log_you_resigned") : t("log_resigned", { name: ctx.name(event.seat) });
+      kind = "phase";
+      break;
+    case "eliminated":
+      text = me !== null && event.seat === me ? t("log_you_eliminated") : t("log_eliminated", { name: ctx.name(event.seat) });
+      kind = "phase";
+      break;
+    case "game_over":
+      if (event.draw) text = t("log_draw");
+      else if (me !== null && event.winners.includes(me)) text = t("log_you_won");
+      else text = t("log_game_over", { names: event.winners.map(ctx.name).join(", ") });
+      kind = "phase";
+      break;
+    case "round_started":
+      text = t("log_round", { round: event.round });
+      break;
+    default:
+      break;
+  }
+  if (!text) return null;
+  return { text: text.charAt(0).toUpperCase() + text.slice(1), kind };
+}
+
+/** A stored command in words, as the replay's list of moves shows it (the seat is in the command). */
+export function commandWords(command, ctx) {
+  const name = command.seat === undefined ? "" : ctx.name(command.seat);
+  switch (command.cmd) {
+    case "buy":
+      return t("move_buy", { name });
+    case "place":
+    case "place_random":
+      return t("move_place", { name });
+    case "fire":
+      return t("move_fire", { name, cell: target(command.target, ctx) });
+    case "volley":
+      return t("move_volley", { name, cells: command.cells.map(ctx.label).join(" ") });
+    case "ability":
+      return t("move_ability", { name, action: t(`special.${command.action.kind}`) });
+    case "salvo":
+      return command.action
+        ? plural("move_salvo_action", command.shots.length, { name, action: t(`special.${command.action.kind}`) })
+        : plural("move_salvo", command.shots.length, { name });
+    case "resign":
+      return t("move_resign", { name });
+    case "timeout":
+      return t("move_timeout");
+    default:
+      return command.cmd;
+  }
+}
+
+function target(shot, ctx) {
+  return ctx.many ? `${ctx.label(shot.at)} (${ctx.water(shot.board, shot.at)})` : ctx.label(shot.at);
+}
