@@ -385,3 +385,37 @@ async fn a_node_stopped_gracefully_hands_its_rooms_over_at_once() {
     play_turns(&mut ana, &mut bea, 2).await;
     eprintln!("graceful hand-over: {took:?}");
 }
+
+/// Quick match across nodes: the queue lives in PostgreSQL, and the person
+/// waiting on the other node is told over NATS to join the new room.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_people_on_two_nodes_are_paired_by_quick_match() {
+    let _serial = SERIAL.lock().await;
+    let db = FreshDb::new("match");
+    let n1 = Node::start("n1", &db);
+    let n2 = Node::start("n2", &db);
+    let mut ana = n1.person("Ana").await;
+    let mut bea = n2.person("Bea").await;
+    ana.send(json!({"type": "quick_match", "preset": "classic"}))
+        .await;
+    assert_eq!(ana.expect("matching").await["waiting"], 1);
+    bea.send(json!({"type": "quick_match", "preset": "classic"}))
+        .await;
+    let ana_room = ana.expect("room").await;
+    let bea_room = bea.expect("room").await;
+    assert_eq!(ana_room["room"]["code"], bea_room["room"]["code"]);
+    ana.state_until(|s| phase(s) == "placement").await;
+    bea.state_until(|s| phase(s) == "placement").await;
+    let (ana_end, bea_end) = finish(&mut ana, &mut bea).await;
+    assert_eq!(phase(&ana_end), "finished");
+    assert_eq!(phase(&bea_end), "finished");
+    // The rated result is visible from either node.
+    bea.send(json!({"type": "leaderboard", "preset": "classic"}))
+        .await;
+    let board = bea.expect_any("leaderboard").await;
+    assert_eq!(
+        board["players"].as_array().map(Vec::len),
+        Some(2),
+        "{board}"
+    );
+}
