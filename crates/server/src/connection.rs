@@ -521,10 +521,7 @@ impl Connection {
         let games: Vec<Value> = games
             .into_iter()
             .map(|game| {
-                let preset = serde_json::from_str::<Value>(&game.setup)
-                    .ok()
-                    .and_then(|setup| setup.get("preset").cloned())
-                    .unwrap_or(Value::Null);
+                let preset = preset_of(&game.setup);
                 let to_move: Vec<usize> = serde_json::from_str(&game.to_move).unwrap_or_default();
                 let players: Vec<Value> = game
                     .seats
@@ -879,10 +876,7 @@ impl Connection {
         let games: Vec<Value> = games
             .into_iter()
             .map(|game| {
-                let preset = serde_json::from_str::<Value>(&game.setup)
-                    .ok()
-                    .and_then(|setup| setup.get("preset").cloned())
-                    .unwrap_or(Value::Null);
+                let preset = preset_of(&game.setup);
                 let result = match game.placing {
                     1 if game.firsts == game.seats => "draw".to_string(),
                     1 => "win".to_string(),
@@ -1077,6 +1071,14 @@ fn frame_name(frame: &ClientFrame) -> &'static str {
         ClientFrame::Leaderboard(_) => "leaderboard",
         ClientFrame::History => "history",
     }
+}
+
+/// The preset named in a stored room setup (JSON), or null.
+fn preset_of(setup: &str) -> Value {
+    serde_json::from_str::<Value>(setup)
+        .ok()
+        .and_then(|setup| setup.get("preset").cloned())
+        .unwrap_or(Value::Null)
 }
 
 fn not_matching() -> Refusal {

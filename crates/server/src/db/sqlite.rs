@@ -468,13 +468,7 @@ impl Sqlite {
                 .query_map(params![preset, limit as i64], |row| {
                     Ok(Ranked {
                         nickname: row.get(0)?,
-                        rating: Rating {
-                            rating: row.get(1)?,
-                            deviation: row.get(2)?,
-                            volatility: row.get(3)?,
-                            games: row.get(4)?,
-                            wins: row.get(5)?,
-                        },
+                        rating: rating_at(row, 1)?,
                     })
                 })?
                 .collect::<Result<Vec<_>, _>>()?;
@@ -497,15 +491,7 @@ impl Sqlite {
             let mut found = BTreeMap::new();
             for player in players {
                 let rating = statement
-                    .query_row(params![player, preset], |row| {
-                        Ok(Rating {
-                            rating: row.get(0)?,
-                            deviation: row.get(1)?,
-                            volatility: row.get(2)?,
-                            games: row.get(3)?,
-                            wins: row.get(4)?,
-                        })
-                    })
+                    .query_row(params![player, preset], |row| rating_at(row, 0))
                     .optional()?;
                 if let Some(rating) = rating {
                     found.insert(player, rating);
@@ -790,15 +776,7 @@ fn write_results(
                     "SELECT rating, deviation, volatility, games, wins FROM ratings
                      WHERE player_id = ?1 AND preset = ?2",
                 )?
-                .query_row(params![player, results.preset], |row| {
-                    Ok(Rating {
-                        rating: row.get(0)?,
-                        deviation: row.get(1)?,
-                        volatility: row.get(2)?,
-                        games: row.get(3)?,
-                        wins: row.get(4)?,
-                    })
-                })
+                .query_row(params![player, results.preset], |row| rating_at(row, 0))
                 .optional()?;
             before.insert(player, stored.unwrap_or_default());
         }
@@ -840,6 +818,18 @@ fn write_results(
         )?;
     }
     Ok(())
+}
+
+/// A rating stored in five columns from `first` on (rating, deviation,
+/// volatility, games, wins).
+fn rating_at(row: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Rating> {
+    Ok(Rating {
+        rating: row.get(first)?,
+        deviation: row.get(first + 1)?,
+        volatility: row.get(first + 2)?,
+        games: row.get(first + 3)?,
+        wins: row.get(first + 4)?,
+    })
 }
 
 fn write_seats(conn: &Connection, room: &RoomRecord) -> Result<(), DbError> {
