@@ -5,7 +5,11 @@
 
 use std::time::Instant;
 
-use broadside_engine::{Command, Event, Game, Options, Phase, Preset, RuleError, Setup};
+use broadside_engine::{
+    Cell, Command, Event, Game, Options, Phase, Placement, Preset, RuleError, Rules, Setup,
+};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
 use crate::{Bot, Strategy};
@@ -19,7 +23,40 @@ pub struct BenchConfig {
     pub seed: u64,
     /// Room options; `practice` is switched on whatever they say.
     pub options: Options,
+    /// How the target fleet is laid out.
+    pub layouts: Layouts,
 }
+
+/// Where the fleet the bot hunts comes from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layouts {
+    /// The engine's random placement (`place_random`): ships largest first,
+    /// each uniformly among the positions still free. What people's random
+    /// button and the bots' plain layouts give.
+    #[default]
+    Engine,
+    /// Uniform among all legal layouts of the fleet (exact, by rejection):
+    /// what published benchmarks assume.
+    Uniform,
+}
+
+impl Layouts {
+    pub fn id(self) -> &'static str {
+        match self {
+            Layouts::Engine => "engine",
+            Layouts::Uniform => "uniform",
+        }
+    }
+
+    pub fn from_id(id: &str) -> Option<Layouts> {
+        [Layouts::Engine, Layouts::Uniform]
+            .into_iter()
+            .find(|l| l.id() == id)
+    }
+}
+
+/// Whole attempts of the rejection sampler before it gives up on a fleet.
+const UNIFORM_ATTEMPTS: usize = 20_000_000;
 
 /// Why a benchmark could not run.
 #[derive(Debug, thiserror::Error)]
@@ -35,6 +72,8 @@ pub enum BenchError {
     NoMove,
     #[error("the game did not end after {0} moves")]
     Endless(usize),
+    #[error("no uniform layout found in {0} attempts: this fleet packs too tightly for rejection sampling")]
+    Uniform(usize),
 }
 
 /// One practice game.
@@ -55,6 +94,8 @@ pub struct GameResult {
 pub struct BenchReport {
     pub preset: String,
     pub strategy: String,
+    pub layouts: String,
+    pub seed: u64,
     pub games: usize,
     pub mean: f64,
     pub median: f64,
@@ -102,11 +143,100 @@ pub fn game_seed(seed: u64, index: usize) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A layout of `rules`' fleet drawn uniformly among all legal layouts: every
+/// ship is put at a uniformly random position and rotation of the board, and
+/// the whole draw is started again whenever two ships overlap (or touch, under
+/// Each accepted draw is equally likely, so the layout is exactly
+/// uniform; ships of one type are interchangeable, which changes nothing.
+pub fn uniform_layout<R: Rng>(rules: &Rules, rng: &mut R) -> Result<Vec<Placement>, BenchError> {
+    let size = rules.board;
+    // Every placement of every ship, as (rotation, corner, cells).
+    type Placements = Vec<(u8, Cell, Vec<usize>)>;
+    let mut ships: Vec<(String, Placements)> = Vec::new();
+    for &kind in &rules.fleet {
+        let ship = &rules.catalogue[kind];
+        let mut placements = Vec::new();
+        for (rot, rotated) in ship.shape.distinct_rotations() {
+            if rotated.width() > size.cols || rotated.height() > size.rows {
+                continue;
+            }
+            for row in 0..=size.rows - rotated.height() {
+                for col in 0..=size.cols - rotated.width() {
+                    let cells = rotated
+                        .cells()
+                        .iter()
+                        .map(|&(x, y)| size.index(Cell::new(col + x, row + y)))
+                        .collect();
+                    placements.push((rot, Cell::new(col, row), cells));
+                }
+            }
+        }
+        ships.push((ship.id.clone(), placements));
+    }
+    let reach = if rules.ships_may_touch { 0 } else { 1 };
+    let mut taken = vec![0u32; size.cell_count()];
+    let mut chosen = Vec::with_capacity(ships.len());
+    for attempt in 1..=UNIFORM_ATTEMPTS {
+        let stamp = attempt as u32;
+        chosen.clear();
+        let mut ok = true;
+        for (_, placements) in &ships {
+            if placements.is_empty() {
+                return Err(BenchError::Uniform(0));
+            }
+            let pick = rng.random_range(0..placements.len());
+            let (_, _, cells) = &placements[pick];
+            if cells.iter().any(|&c| taken[c] == stamp) {
+                ok = false;
+                break;
+            }
+            // Claim the cells and, without touching, their neighbours.
+            for &c in cells {
+                let (col, row) = (
+                    (c % size.cols as usize) as i32,
+                    (c / size.cols as usize) as i32,
+                );
+                for dr in -reach..=reach {
+                    for dc in -reach..=reach {
+                        if size.contains_signed(col + dc, row + dr) {
+                            taken[((row + dr) * size.cols as i32 + col + dc) as usize] = stamp;
+                        }
+                    }
+                }
+            }
+            chosen.push(pick);
+        }
+        if ok {
+            return Ok(ships
+                .iter()
+                .zip(&chosen)
+                .map(|((id, placements), &pick)| Placement {
+                    ship_type: id.clone(),
+                    at: placements[pick].1,
+                    rot: placements[pick].0,
+                })
+                .collect());
+        }
+    }
+    Err(BenchError::Uniform(UNIFORM_ATTEMPTS))
+}
+
 /// The setup of game `index`: practice on, both fleets placed at random by the
 /// engine in a fixed order (seat 0, then seat 1).
 pub fn practice_game(
     preset: Preset,
     options: &Options,
+    seed: u64,
+    index: usize,
+) -> Result<Game, BenchError> {
+    practice_game_with(preset, options, Layouts::Engine, seed, index)
+}
+
+/// [`practice_game`] with the target fleet (seat 1's) laid out as `layouts` says.
+pub fn practice_game_with(
+    preset: Preset,
+    options: &Options,
+    layouts: Layouts,
     seed: u64,
     index: usize,
 ) -> Result<Game, BenchError> {
@@ -130,10 +260,28 @@ pub fn practice_game(
         }
     }
     for seat in 0..2 {
-        game.apply(Command::PlaceRandom { seat })
-            .map_err(BenchError::Setup)?;
+        let command = match layouts {
+            Layouts::Uniform if seat == 1 => {
+                let mut rng = Pcg64Mcg::seed_from_u64(game_seed(seed ^ 0x000f_1ee7, index));
+                Command::Place {
+                    seat,
+                    ships: uniform_layout(game.rules(), &mut rng)?,
+                }
+            }
+            _ => Command::PlaceRandom { seat },
+        };
+        game.apply(command).map_err(BenchError::Setup)?;
     }
     Ok(game)
+}
+
+/// Applies a bot's command; an illegal one is the bot's error.
+pub fn apply(game: &mut Game, command: Command) -> Result<Vec<Event>, BenchError> {
+    game.apply(command.clone())
+        .map_err(|error| BenchError::IllegalMove {
+            command: Box::new(command),
+            error,
+        })
 }
 
 /// Plays one practice game with a bot in seat 0.
@@ -154,12 +302,7 @@ pub fn play_practice(mut game: Game, mut bot: Bot) -> Result<GameResult, BenchEr
             .ok_or(BenchError::NoMove)?;
         move_cpu_ms.push(thread_cpu_ms() - cpu);
         move_ms.push(started.elapsed().as_secs_f64() * 1000.0);
-        let events = game
-            .apply(command.clone())
-            .map_err(|error| BenchError::IllegalMove {
-                command: Box::new(command),
-                error,
-            })?;
+        let events = apply(&mut game, command)?;
         for event in &events {
             match event {
                 Event::Shot { shooter: 0, .. } => shots += 1,
@@ -179,19 +322,128 @@ pub fn play_practice(mut game: Game, mut bot: Bot) -> Result<GameResult, BenchEr
     })
 }
 
-/// Runs the whole benchmark; `progress` is called after every game.
+/// Runs `job(index)` for every index below `count` on `threads` threads and
+/// returns the results in index order; the first error stops the run.
+/// `progress` hears how many jobs are done.
+pub fn parallel_map<T: Send>(
+    count: usize,
+    threads: usize,
+    job: &(dyn Fn(usize) -> Result<T, BenchError> + Sync),
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<T>, BenchError> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let next = AtomicUsize::new(0);
+    let done = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let slots: Mutex<Vec<Option<T>>> = Mutex::new((0..count).map(|_| None).collect());
+    let failure: Mutex<Option<BenchError>> = Mutex::new(None);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, count.max(1)) {
+            scope.spawn(|| loop {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                if index >= count || stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                match job(index) {
+                    Ok(value) => {
+                        if let Ok(mut slots) = slots.lock() {
+                            slots[index] = Some(value);
+                        }
+                        progress(done.fetch_add(1, Ordering::Relaxed) + 1);
+                    }
+                    Err(error) => {
+                        stop.store(true, Ordering::Relaxed);
+                        if let Ok(mut slot) = failure.lock() {
+                            slot.get_or_insert(error);
+                        }
+                        break;
+                    }
+                }
+            });
+        }
+    });
+    if let Some(error) = failure.into_inner().ok().flatten() {
+        return Err(error);
+    }
+    Ok(slots
+        .into_inner()
+        .unwrap_or_default()
+        .into_iter()
+        .flatten()
+        .collect())
+}
+
+/// Plays every game of the benchmark on `threads` threads; the results are in
+/// game order, whatever the threads.
+pub fn games(
+    config: &BenchConfig,
+    threads: usize,
+    progress: &(dyn Fn(usize) + Sync),
+) -> Result<Vec<GameResult>, BenchError> {
+    let job = |index: usize| {
+        let game = practice_game_with(
+            config.preset,
+            &config.options,
+            config.layouts,
+            config.seed,
+            index,
+        )?;
+        let bot = Bot::new(config.strategy, game_seed(config.seed ^ 0xb07, index));
+        play_practice(game, bot)
+    };
+    parallel_map(config.games, threads, &job, progress)
+}
+
+/// Runs the whole benchmark on one thread; `progress` is called after every game.
 pub fn run(
     config: &BenchConfig,
-    mut progress: impl FnMut(usize),
+    progress: impl Fn(usize) + Sync,
 ) -> Result<BenchReport, BenchError> {
-    let mut results = Vec::with_capacity(config.games);
-    for index in 0..config.games {
-        let game = practice_game(config.preset, &config.options, config.seed, index)?;
-        let bot = Bot::new(config.strategy, game_seed(config.seed ^ 0xb07, index));
-        results.push(play_practice(game, bot)?);
-        progress(index + 1);
-    }
+    let results = games(config, 1, &progress)?;
     Ok(summarize(config, &results))
+}
+
+/// Two strategies on the same games: the mean of `a`'s shots minus `b`'s,
+/// game by game, with its 95 % confidence interval.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Paired {
+    pub against: String,
+    pub against_mean: f64,
+    pub mean_difference: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// Games where `a` needed fewer shots, as many, more.
+    pub fewer: usize,
+    pub equal: usize,
+    pub more: usize,
+}
+
+/// The paired comparison of two runs over the same games.
+pub fn paired(against: &str, a: &[GameResult], b: &[GameResult]) -> Paired {
+    let d: Vec<f64> = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| x.shots as f64 - y.shots as f64)
+        .collect();
+    let n = d.len().max(1) as f64;
+    let mean = d.iter().sum::<f64>() / n;
+    let variance = if d.len() > 1 {
+        d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0)
+    } else {
+        0.0
+    };
+    let half = 1.959_964 * (variance / n).sqrt();
+    Paired {
+        against: against.to_string(),
+        against_mean: b.iter().map(|r| r.shots as f64).sum::<f64>() / b.len().max(1) as f64,
+        mean_difference: mean,
+        ci_low: mean - half,
+        ci_high: mean + half,
+        fewer: d.iter().filter(|&&x| x < 0.0).count(),
+        equal: d.iter().filter(|&&x| x == 0.0).count(),
+        more: d.iter().filter(|&&x| x > 0.0).count(),
+    }
 }
 
 /// The statistics of a set of games.
@@ -219,6 +471,8 @@ pub fn summarize(config: &BenchConfig, results: &[GameResult]) -> BenchReport {
     BenchReport {
         preset: config.preset.id().to_string(),
         strategy: config.strategy.id().to_string(),
+        layouts: config.layouts.id().to_string(),
+        seed: config.seed,
         games: results.len(),
         mean: mean(&shots),
         median: quantile(&shots, 0.5),
@@ -260,6 +514,74 @@ mod tests {
     }
 
     #[test]
+    fn uniform_layouts_are_legal_and_differ_from_the_engines() {
+        for preset in [Preset::Hasbro, Preset::Classic, Preset::Brasil] {
+            let a = practice_game_with(preset, &Options::default(), Layouts::Uniform, 3, 0)
+                .unwrap_or_else(|e| panic!("{preset:?}: {e}"));
+            let b = practice_game_with(preset, &Options::default(), Layouts::Engine, 3, 0)
+                .expect("engine layouts");
+            assert_eq!(a.phase(), Phase::Battle);
+            assert_ne!(a.save(), b.save());
+        }
+    }
+
+    /// On a 6×6 board without touching, with one ship of 6 cells and one of
+    /// 1: the long ship on an edge line leaves 24 cells to the boat, inside
+    /// only 18, so of the 4·24 + 8·18 = 240 layouts 96 have the long ship on
+    /// an edge: 40 % — where the engine's largest-first placement gives 4/12.
+    #[test]
+    fn uniform_layouts_are_uniform() {
+        let options = Options {
+            cols: Some(6),
+            rows: Some(6),
+            fleet: Some(vec![
+                broadside_engine::CustomShip {
+                    id: "long".into(),
+                    len: 6,
+                    count: 1,
+                },
+                broadside_engine::CustomShip {
+                    id: "boat".into(),
+                    len: 1,
+                    count: 1,
+                },
+            ]),
+            ..Options::default()
+        };
+        let game = practice_game(Preset::Classic, &options, 1, 0).expect("small board");
+        let mut rng = Pcg64Mcg::seed_from_u64(9);
+        let mut edge = 0;
+        for _ in 0..4000 {
+            let layout = uniform_layout(game.rules(), &mut rng).expect("a layout");
+            let long = layout.iter().find(|p| p.ship_type == "long").expect("long");
+            let line = if long.rot % 2 == 0 {
+                long.at.row
+            } else {
+                long.at.col
+            };
+            edge += usize::from(line == 0 || line == 5);
+        }
+        // 1,600 expected; the standard deviation is 31.
+        assert!((1500..1700).contains(&edge), "{edge}");
+    }
+
+    #[test]
+    fn paired_differences_have_an_interval() {
+        let result = |shots| GameResult {
+            shots,
+            turns: 1,
+            move_ms: vec![],
+            move_cpu_ms: vec![],
+        };
+        let a: Vec<GameResult> = [40, 42, 44, 46].into_iter().map(result).collect();
+        let b: Vec<GameResult> = [41, 44, 45, 49].into_iter().map(result).collect();
+        let p = paired("bayes", &a, &b);
+        assert!((p.mean_difference + 1.75).abs() < 1e-9);
+        assert!(p.ci_low < p.mean_difference && p.mean_difference < p.ci_high);
+        assert_eq!((p.fewer, p.equal, p.more), (4, 0, 0));
+    }
+
+    #[test]
     fn every_strategy_meets_the_same_layouts() {
         let a = practice_game(Preset::Hasbro, &Options::default(), 7, 3).expect("hasbro sets up");
         let b = practice_game(Preset::Hasbro, &Options::default(), 7, 3).expect("hasbro sets up");
@@ -276,8 +598,16 @@ mod tests {
             games: 3,
             seed: 1,
             options: Options::default(),
+            layouts: Layouts::Engine,
         };
         let report = run(&config, |_| {}).expect("hunt finishes classic");
+        // Threads change nothing but the time.
+        let one = games(&config, 1, &|_| {}).expect("games");
+        let two = games(&config, 2, &|_| {}).expect("games");
+        assert_eq!(
+            one.iter().map(|r| r.shots).collect::<Vec<_>>(),
+            two.iter().map(|r| r.shots).collect::<Vec<_>>()
+        );
         assert_eq!(report.games, 3);
         // Twenty ship cells need at least twenty shots, and at most the board.
         assert!(report.mean >= 20.0 && report.max <= 100.0, "{report:?}");

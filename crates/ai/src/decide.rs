@@ -8,6 +8,14 @@ use rand::Rng;
 use crate::model::{self, Area, Known};
 use crate::{heur, infer, Bot, Strategy};
 
+/// How much more the admiral samples than bayes: the joint probabilities
+/// are noisier than the marginals, and a maximum over noisy values is biased
+/// upwards (measured: at bayes's effort the look-ahead lost 1.8 shots a game
+/// on hasbro, at eight times 0.4, both over 200 paired games).
+const LOOK_AHEAD_EFFORT: usize = 4;
+/// The admiral only looks ahead among cells this close to the likeliest one.
+const LOOK_AHEAD_MARGIN: f64 = 0.03;
+
 /// One opponent area with the strategy's hit probability per local cell.
 struct Scored {
     area: Area,
@@ -16,6 +24,9 @@ struct Scored {
     /// whose probabilities were capped to the same 1.0 (a density count
     /// through a hit is far above 1).
     rank: Option<Vec<f64>>,
+    /// For the admiral's look-ahead: the joint probability that two cells
+    /// both hold a ship part (`n × n`), when it was estimated.
+    joint: Option<Vec<f64>>,
 }
 
 impl Bot {
@@ -27,11 +38,34 @@ impl Bot {
     ) -> Option<Command> {
         let areas = model::areas(seat, view, rules, &self.memory);
         let count = areas.len().max(1);
+        // The admiral looks a shot ahead where one shot is one decision: a
+        // duel turn against one fleet.
+        let lookahead = self.strategy == Strategy::Admiral
+            && count == 1
+            && !view.salvo_round
+            && !rules.per_volley();
         let scored: Vec<Scored> = areas
             .into_iter()
             .map(|area| {
+                if lookahead {
+                    let mut effort = self.effort;
+                    effort.evaluations *= LOOK_AHEAD_EFFORT;
+                    effort.max_sweeps *= LOOK_AHEAD_EFFORT;
+                    let (p, joint) = infer::probabilities_and_pairs(&area, effort, &mut self.rng);
+                    return Scored {
+                        area,
+                        p,
+                        rank: None,
+                        joint: Some(joint),
+                    };
+                }
                 let (p, rank) = self.score(&area, count);
-                Scored { area, p, rank }
+                Scored {
+                    area,
+                    p,
+                    rank,
+                    joint: None,
+                }
             })
             .collect();
         if view.salvo_round {
@@ -56,8 +90,57 @@ impl Bot {
                 .collect();
             return Some(Command::Volley { seat, cells });
         }
+        if let [only] = scored.as_slice() {
+            if let Some(joint) = &only.joint {
+                let target = self.look_ahead(only, joint)?;
+                return Some(Command::Fire { seat, target });
+            }
+        }
         let target = self.best_targets(&scored, 1).into_iter().next()?;
         Some(Command::Fire { seat, target })
+    }
+
+    /// The admiral's shot: the cell that maximizes the hits expected from this
+    /// shot and the best next one, `p(x) + max_y P(x ∧ y) + max_y P(¬x ∧ y)`
+    /// (a hit at `x` makes `y` likely by `P(x ∧ y) / p(x)`, a miss by
+    /// `P(¬x ∧ y) / (1 − p(x))`, each weighted by its chance). Greedy only
+    /// counts `p(x)`, so among near-equal cells it cannot prefer the one
+    /// whose answer tells the most; ties go to the likelier cell, then at
+    /// random.
+    fn look_ahead(&mut self, scored: &Scored, joint: &[f64]) -> Option<Target> {
+        let n = scored.p.len();
+        let cells: Vec<usize> = scored.area.targetable().collect();
+        let top = cells.iter().map(|&x| scored.p[x]).fold(0.0f64, f64::max);
+        let mut best: Option<(f64, f64, u64, usize)> = None;
+        for &x in &cells {
+            let px = scored.p[x];
+            if px < top - LOOK_AHEAD_MARGIN {
+                continue;
+            }
+            let mut after_hit = 0.0f64;
+            let mut after_miss = 0.0f64;
+            for &y in &cells {
+                if y == x {
+                    continue;
+                }
+                let both = joint[x * n + y].min(px).min(scored.p[y]);
+                after_hit = after_hit.max(both);
+                after_miss = after_miss.max(scored.p[y] - both);
+            }
+            let value = px + after_hit + after_miss;
+            let key = (value, px, self.rng.random::<u64>(), x);
+            let better = best.as_ref().is_none_or(|b| {
+                key.0
+                    .total_cmp(&b.0)
+                    .then(key.1.total_cmp(&b.1))
+                    .then(b.2.cmp(&key.2))
+                    .is_gt()
+            });
+            if better {
+                best = Some(key);
+            }
+        }
+        best.map(|(_, _, _, x)| scored.area.target(x))
     }
 
     /// The strategy's hit probability for every cell of an area, and its raw
@@ -71,7 +154,7 @@ impl Bot {
                     .map(|k| if k.targetable() { 0.5 } else { 0.0 });
                 return (p.collect(), None);
             }
-            Strategy::Bayes => {
+            Strategy::Bayes | Strategy::Admiral => {
                 let mut effort = self.effort;
                 effort.evaluations /= areas;
                 return (infer::probabilities(area, effort, &mut self.rng), None);

@@ -94,11 +94,41 @@ struct Sampler<'a> {
 /// estimated from layouts consistent with what is known. Cells that are not
 /// targetable get 0.
 pub fn probabilities<R: Rng>(area: &Area, effort: Effort, rng: &mut R) -> Vec<f64> {
+    estimate(area, effort, rng, false).0
+}
+
+/// [`probabilities`], and the probability that two cells both hold a hidden
+/// ship part: `joint[x * n + y]` for the area's `n` cells. What a look-ahead
+/// needs to know how a hit or a miss at `x` changes the odds at `y`.
+///
+/// The pairs are Rao-Blackwellized like the cells: every Gibbs step adds the
+/// exact joint of the layout given the other ships (their cells are certain,
+/// the re-placed ship's cells follow its conditional distribution).
+pub fn probabilities_and_pairs<R: Rng>(
+    area: &Area,
+    effort: Effort,
+    rng: &mut R,
+) -> (Vec<f64>, Vec<f64>) {
+    let (p, joint) = estimate(area, effort, rng, true);
+    let n = area.cells.len();
+    (p, joint.unwrap_or_else(|| vec![0.0; n * n]))
+}
+
+fn estimate<R: Rng>(
+    area: &Area,
+    effort: Effort,
+    rng: &mut R,
+    pairs: bool,
+) -> (Vec<f64>, Option<Vec<f64>>) {
     let mut sampler = Sampler::new(area);
     let n = area.cells.len();
     let mut result = vec![0.0; n];
+    let mut joint = pairs.then(|| vec![0.0f64; n * n]);
+    let mut joint_steps = 0usize;
+    let mut others: Vec<u16> = Vec::new();
+    let mut single: Vec<(u16, f64)> = Vec::new();
     if !sampler.initialize(rng) {
-        return result;
+        return (result, joint);
     }
     let work: usize = sampler
         .active_ships()
@@ -146,7 +176,17 @@ pub fn probabilities<R: Rng>(area: &Area, effort: Effort, rng: &mut R) -> Vec<f6
             }
             exact_den[s] += zero;
             soft_den[s] += 1.0;
+            if let Some(joint) = joint.as_mut() {
+                if zero > 1e-12 {
+                    sampler.add_pairs(s, &scratch, total * zero, joint, &mut others, &mut single);
+                    joint_steps += 1;
+                }
+            }
         }
+    }
+    if let Some(joint) = joint.as_mut() {
+        let scale = 1.0 / joint_steps.max(1) as f64;
+        joint.iter_mut().for_each(|j| *j *= scale);
     }
     for s in sampler.active_ships() {
         let (num, den) = if exact_den[s] > 1e-9 {
@@ -164,7 +204,7 @@ pub fn probabilities<R: Rng>(area: &Area, effort: Effort, rng: &mut R) -> Vec<f6
     for (r, known) in result.iter_mut().zip(&area.cells) {
         *r = if known.targetable() { r.min(1.0) } else { 0.0 };
     }
-    result
+    (result, joint)
 }
 
 impl<'a> Sampler<'a> {
@@ -403,6 +443,60 @@ impl<'a> Sampler<'a> {
         self.mark(kind, c, false);
         self.energy -= self.delta(kind, c);
         self.pos[s] = NONE;
+    }
+
+    /// Adds to `joint` the joint occupancy of every pair of cells given the
+    /// other ships where they are now and ship `s` distributed over the
+    /// zero-energy candidates of `scratch` (their weights sum to `mass`).
+    fn add_pairs(
+        &self,
+        s: usize,
+        scratch: &[(u32, f64, i32)],
+        mass: f64,
+        joint: &mut [f64],
+        others: &mut Vec<u16>,
+        single: &mut Vec<(u16, f64)>,
+    ) {
+        let n = self.area.cells.len();
+        let kind = self.area.ships[s].kind;
+        others.clear();
+        for t in self.active_ships().filter(|&t| t != s) {
+            others
+                .extend_from_slice(self.cands[self.area.ships[t].kind].cells(self.pos[t] as usize));
+        }
+        // The re-placed ship: its own pairs, and its marginal per cell.
+        single.clear();
+        let mut marginal = vec![0.0f64; n];
+        for &(c, w, e) in scratch {
+            if e != 0 || w <= 0.0 {
+                continue;
+            }
+            let q = w / mass;
+            let cells = self.cands[kind].cells(c as usize);
+            for &a in cells {
+                if marginal[a as usize] == 0.0 {
+                    single.push((a, 0.0));
+                }
+                marginal[a as usize] += q;
+                for &b in cells {
+                    joint[a as usize * n + b as usize] += q;
+                }
+            }
+        }
+        for entry in single.iter_mut() {
+            entry.1 = marginal[entry.0 as usize];
+        }
+        // The other ships are certain: with each other, and with the re-placed one.
+        for &a in others.iter() {
+            let row = a as usize * n;
+            for &b in others.iter() {
+                joint[row + b as usize] += 1.0;
+            }
+            for &(b, q) in single.iter() {
+                joint[row + b as usize] += q;
+                joint[b as usize * n + a as usize] += q;
+            }
+        }
     }
 
     /// Fills `scratch` with (candidate, weight, energy after) for ship `s` and

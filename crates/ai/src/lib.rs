@@ -8,7 +8,8 @@
 //!
 //! Strategies, weakest first: `random`, `hunt` (hunt and target with parity),
 //! `density` (count the placements of the hidden ships) and `bayes` (sample whole
-//! layouts consistent with everything known, see [`infer`]).
+//! layouts consistent with everything known, see [`infer`]) and `admiral`
+//! (bayes that looks one shot ahead).
 
 pub mod bench;
 mod decide;
@@ -17,6 +18,7 @@ pub mod infer;
 mod layout;
 pub mod model;
 mod prior;
+pub mod versus;
 
 use broadside_engine::{Command, Event, Phase, Rules, View};
 use rand::SeedableRng;
@@ -35,14 +37,18 @@ pub enum Strategy {
     Density,
     /// Fire where a ship most likely is, given everything observed.
     Bayes,
+    /// Bayes, looking one shot ahead: the cell whose answer makes the next
+    /// shot likeliest to hit, where that beats the likeliest cell now.
+    Admiral,
 }
 
 impl Strategy {
-    pub const ALL: [Strategy; 4] = [
+    pub const ALL: [Strategy; 5] = [
         Strategy::Random,
         Strategy::Hunt,
         Strategy::Density,
         Strategy::Bayes,
+        Strategy::Admiral,
     ];
 
     pub fn id(self) -> &'static str {
@@ -51,6 +57,7 @@ impl Strategy {
             Strategy::Hunt => "hunt",
             Strategy::Density => "density",
             Strategy::Bayes => "bayes",
+            Strategy::Admiral => "admiral",
         }
     }
 

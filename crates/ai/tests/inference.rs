@@ -1,6 +1,6 @@
 //! The inference of the `bayes` strategy: what it must and must not believe.
 
-use broadside_ai::infer::{probabilities, Effort};
+use broadside_ai::infer::{probabilities, probabilities_and_pairs, Effort};
 use broadside_ai::model::{self, Area, HiddenShip, Known, VolleyFact};
 use broadside_ai::{Bot, Strategy};
 use broadside_engine::{
@@ -284,6 +284,12 @@ fn exact_marginals(a: &Area, lengths: &[u16]) -> Vec<f64> {
 /// square board each ship takes any position still free at its turn with the
 /// same chance, so a layout weighs the product of 1 / (free positions).
 fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64> {
+    exact(a, lengths, sequential).0
+}
+
+/// The exact marginals and the exact joint probability of every pair of
+/// cells (`n × n`, targetable cells only).
+fn exact(a: &Area, lengths: &[u16], sequential: bool) -> (Vec<f64>, Vec<f64>) {
     let size = a.size;
     let n = a.cells.len();
     let mut placements: Vec<Vec<Vec<usize>>> = Vec::new();
@@ -330,6 +336,7 @@ fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64>
         weight: f64,
         taken: &mut Vec<u8>,
         counts: &mut [f64],
+        pairs: &mut [f64],
         total: &mut f64,
     ) {
         let (a, placements) = (w.a, &w.placements);
@@ -345,6 +352,12 @@ fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64>
                 for (c, &t) in counts.iter_mut().zip(taken.iter()) {
                     if t == 1 {
                         *c += weight;
+                    }
+                }
+                let n = taken.len();
+                for x in (0..n).filter(|&x| taken[x] == 1) {
+                    for y in (0..n).filter(|&y| taken[y] == 1) {
+                        pairs[x * n + y] += weight;
                     }
                 }
             }
@@ -388,7 +401,7 @@ fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64>
                     }
                 }
             }
-            walk(w, depth + 1, weight * step, taken, counts, total);
+            walk(w, depth + 1, weight * step, taken, counts, pairs, total);
             *taken = before;
         }
     }
@@ -399,14 +412,78 @@ fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64>
         sequential,
     };
     let mut counts = vec![0.0; n];
+    let mut pairs = vec![0.0; n * n];
     let mut total = 0.0;
-    walk(&w, 0, 1.0, &mut vec![0; n], &mut counts, &mut total);
+    walk(
+        &w,
+        0,
+        1.0,
+        &mut vec![0; n],
+        &mut counts,
+        &mut pairs,
+        &mut total,
+    );
     assert!(total > 0.0, "the position has a layout");
-    counts
+    let marginals = counts
         .iter()
         .zip(&a.cells)
         .map(|(c, k)| if k.targetable() { c / total } else { 0.0 })
-        .collect()
+        .collect();
+    let joint = (0..n * n)
+        .map(|i| {
+            let both = a.cells[i / n].targetable() && a.cells[i % n].targetable();
+            if both {
+                pairs[i] / total
+            } else {
+                0.0
+            }
+        })
+        .collect();
+    (marginals, joint)
+}
+
+/// Two positions with hits to explain, ships touching and apart.
+const WITH_HITS: [(&[&str], &[u16], bool); 2] = [
+    (
+        &["~~~~~~", "~~X~~~", "~~~~O~", "~O~~~~", "~~~~~~", "~~~X~~"],
+        &[4, 3, 2],
+        false,
+    ),
+    (
+        &["~~~~~~", "~~X~~~", "~~~~~~", "~~O~~~", "~~~~~~", "~~~~~~"],
+        &[3, 2, 2],
+        true,
+    ),
+];
+
+/// The admiral's pair probabilities against exact enumeration, touching and
+/// apart, with a hit to explain.
+#[test]
+fn sampler_pairs_match_exact_enumeration() {
+    for (case, &(rows, lengths, no_touch)) in WITH_HITS.iter().enumerate() {
+        let a = area(rows, lengths, no_touch);
+        let (_, exact_joint) = exact(&a, lengths, false);
+        let effort = Effort {
+            evaluations: EFFORT.evaluations * 4,
+            max_sweeps: EFFORT.max_sweeps * 4,
+            ..EFFORT
+        };
+        let (p, joint) =
+            probabilities_and_pairs(&a, effort, &mut Pcg64Mcg::seed_from_u64(3 + case as u64));
+        let n = p.len();
+        let mut worst: f64 = 0.0;
+        for x in (0..n).filter(|&x| a.cells[x].targetable()) {
+            for y in (0..n).filter(|&y| a.cells[y].targetable()) {
+                worst = worst.max((joint[x * n + y] - exact_joint[x * n + y]).abs());
+            }
+            // The diagonal is the marginal.
+            assert!(
+                (joint[x * n + x] - p[x]).abs() < 0.05,
+                "case {case} cell {x}"
+            );
+        }
+        assert!(worst < 0.04, "case {case}: largest pair error {worst}");
+    }
 }
 
 /// The sampler's marginals against exact enumeration, with ships that touch
@@ -414,16 +491,8 @@ fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64>
 #[test]
 fn sampler_marginals_match_exact_enumeration() {
     let cases: [(&[&str], &[u16], bool); 3] = [
-        (
-            &["~~~~~~", "~~X~~~", "~~~~O~", "~O~~~~", "~~~~~~", "~~~X~~"],
-            &[4, 3, 2],
-            false,
-        ),
-        (
-            &["~~~~~~", "~~X~~~", "~~~~~~", "~~O~~~", "~~~~~~", "~~~~~~"],
-            &[3, 2, 2],
-            true,
-        ),
+        WITH_HITS[0],
+        WITH_HITS[1],
         (
             &["~~~~~~", "~~~~~~", "~~O~~~", "~~~~~~", "~~~O~~", "~~~~~~"],
             &[3, 2, 2, 1],
