@@ -692,6 +692,9 @@ struct BoardSpec<'a> {
     title: String,
     board: &'a BoardView,
     axis: LetterAxis,
+    /// The cell the view scrolls to when the board does not fit.
+    focus: Cell,
+    /// The cell drawn in reverse video: the aim in battle.
     cursor: Option<Cell>,
     /// Cells drawn with a special style over the view (placement, picks, previews).
     overlays: Vec<(Cell, char, Style)>,
@@ -749,7 +752,7 @@ fn draw_board(spec: &BoardSpec, cell_width: u16, area: Rect, buf: &mut Buffer) {
     if visible_cols == 0 || visible_rows == 0 {
         return;
     }
-    let focus = spec.cursor.unwrap_or(Cell::new(0, 0));
+    let focus = spec.focus;
     let first_col = window(size.cols, visible_cols, focus.col);
     let first_row = window(size.rows, visible_rows, focus.row);
     let title_style = if spec.active {
@@ -853,21 +856,22 @@ fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
         } else {
             Style::new().fg(Color::Black).bg(Color::Red)
         };
+        // The moving ship is the cursor of placement: its own cells, lit green
+        // or red. Its anchor is no cell of its own (a rotated seaplane's corner
+        // is water), and once the fleet is complete nothing moves, so nothing
+        // else is marked.
+        let style = style.add_modifier(Modifier::BOLD);
         overlays.extend(play.moving_cells().into_iter().map(|c| (c, '*', style)));
         specs.push(BoardSpec {
             title: "Your waters".to_string(),
             board,
             axis,
+            // Scroll the view to the moving ship.
+            focus: placing.at,
             cursor: None,
             overlays,
             active: true,
         });
-        // Scroll the view to the moving ship.
-        if let Some(spec) = specs.last_mut() {
-            spec.cursor = Some(placing.at);
-            spec.overlays
-                .push((placing.at, '*', style.add_modifier(Modifier::BOLD)));
-        }
     } else {
         let target = play.target.min(view.boards.len().saturating_sub(1));
         // In the shared sea, the own team's blocks are shaded: they are no target.
@@ -924,6 +928,7 @@ fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
                     title: "Your waters".to_string(),
                     board: &view.boards[me],
                     axis,
+                    focus: Cell::new(0, 0),
                     cursor: None,
                     overlays: Vec::new(),
                     active: false,
@@ -934,6 +939,7 @@ fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
             title: target_title,
             board: &view.boards[target],
             axis,
+            focus: play.cursor,
             cursor: Some(play.cursor),
             overlays,
             active: true,

@@ -28,14 +28,19 @@ fn typ(app: &mut App, text: &str) {
     }
 }
 
-/// The screen as text, one line per row.
-fn screen(app: &App, width: u16, height: u16) -> String {
+/// The screen as drawn, with the style of every cell.
+fn drawn(app: &App, width: u16, height: u16) -> ratatui::buffer::Buffer {
     let mut terminal =
         Terminal::new(TestBackend::new(width, height)).expect("the test backend never fails");
     terminal
         .draw(|frame| frame.render_widget(app, frame.area()))
         .expect("drawing into memory never fails");
-    let buffer = terminal.backend().buffer();
+    terminal.backend().buffer().clone()
+}
+
+/// The screen as text, one line per row.
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let buffer = drawn(app, width, height);
     let mut out = String::new();
     for y in 0..height {
         let line: String = (0..width)
@@ -63,6 +68,15 @@ fn new_game(app: &mut App, preset: Preset, seats: usize) {
 fn start(app: &mut App) {
     press(app, KeyCode::Enter);
     assert_eq!(app.screen, Screen::Play, "{:?}", app.notice);
+}
+
+/// A new offline classic game against one bot, at the placement of the fleet.
+fn placing_classic() -> App {
+    let mut app = app();
+    new_game(&mut app, Preset::Classic, 2);
+    start(&mut app);
+    settle(&mut app);
+    app
 }
 
 /// Lets the bots move until the person must act or the game is over.
@@ -299,10 +313,7 @@ fn new_game_form_for_brasil() {
 
 #[test]
 fn placement_screen_shows_the_moving_ship_and_refuses_touching() {
-    let mut app = app();
-    new_game(&mut app, Preset::Classic, 2);
-    start(&mut app);
-    settle(&mut app);
+    let mut app = placing_classic();
     // The battleship goes to the top left, lying down.
     press(&mut app, KeyCode::Enter);
     // The first cruiser, moved one row down, would touch it.
@@ -324,6 +335,35 @@ fn placement_screen_shows_the_moving_ship_and_refuses_touching() {
         .and_then(|p| p.placing.as_ref())
         .expect("still placing");
     assert_eq!(placing.placed.len(), 2);
+}
+
+/// Issue 15 item 13: after Space the fleet is complete and nothing moves, so
+/// the board shows the laid ships and nothing else: no `*` on water, no cursor.
+#[test]
+fn after_random_placement_only_the_ships_are_marked() {
+    use ratatui::style::Modifier;
+    let mut app = placing_classic();
+    press(&mut app, KeyCode::Char(' '));
+    let ships = app.play.as_ref().expect("a game is running").placed_cells();
+    assert_eq!(ships.len(), 20, "the whole classic fleet is laid");
+    let buffer = drawn(&app, 80, 24);
+    // "Your waters": row A on screen row 3, column 1 at x = 3, two characters a cell.
+    for row in 0..10u16 {
+        for col in 0..10u16 {
+            let cell = &buffer[(3 + 2 * col, 3 + row)];
+            let ship = ships.contains(&broadside_engine::Cell::new(col, row));
+            assert_eq!(
+                cell.symbol() == "*",
+                ship,
+                "cell ({col}, {row}) shows {:?}",
+                cell.symbol()
+            );
+            assert!(
+                !cell.modifier.contains(Modifier::REVERSED),
+                "cell ({col}, {row}) is drawn as a cursor"
+            );
+        }
+    }
 }
 
 #[test]
@@ -709,12 +749,7 @@ fn boards_are_drawn_in_the_colours_of_the_legend_with_a_visible_cursor() {
     let mut app = battle(Preset::Classic, 2, Default::default());
     typ(&mut app, ":A1");
     press(&mut app, KeyCode::Enter);
-    let mut terminal =
-        Terminal::new(TestBackend::new(80, 24)).expect("the test backend never fails");
-    terminal
-        .draw(|frame| frame.render_widget(&app, frame.area()))
-        .expect("drawing into memory never fails");
-    let buffer = terminal.backend().buffer();
+    let buffer = drawn(&app, 80, 24);
     // Row A of the target board starts at column 26 (" A " after the own board).
     let row_a = (0..80)
         .map(|x| buffer[(x, 3)].symbol().to_string())
