@@ -522,6 +522,9 @@ pub struct App {
     pub quit: bool,
     /// The `?` overlay with every key is open.
     pub show_keys: bool,
+    /// How far the `?` overlay is scrolled. Only drawing knows the screen's
+    /// size, so drawing keeps it within the overlay's last page.
+    pub keys_scroll: std::cell::Cell<usize>,
     pub config: Config,
     /// The channel of the main loop, handed to the network thread.
     sender: Option<Sender<Msg>>,
@@ -702,6 +705,7 @@ impl App {
             notice: None,
             quit: false,
             show_keys: false,
+            keys_scroll: std::cell::Cell::new(0),
             sender,
             save_path: DEFAULT_SAVE.to_string(),
             seed,
@@ -773,11 +777,18 @@ impl App {
                     return;
                 }
                 if self.show_keys {
-                    self.show_keys = false;
+                    // ↑↓ scroll a help taller than the screen; any other key closes it.
+                    let scroll = self.keys_scroll.get();
+                    match key.code {
+                        KeyCode::Up => self.keys_scroll.set(scroll.saturating_sub(1)),
+                        KeyCode::Down => self.keys_scroll.set(scroll + 1),
+                        _ => self.show_keys = false,
+                    }
                     return;
                 }
                 if key.code == KeyCode::Char('?') {
                     self.show_keys = true;
+                    self.keys_scroll.set(0);
                     return;
                 }
                 match self.screen {

@@ -174,7 +174,7 @@ impl Widget for &App {
             }
         }
         if self.show_keys {
-            draw_keys(body, buf);
+            draw_keys(&self.keys_scroll, body, buf);
         }
     }
 }
@@ -634,32 +634,146 @@ fn fit_keys(mut keys: Vec<&str>, width: u16) -> String {
     }
 }
 
+/// One row of the `?` overlay.
+enum Help {
+    /// A heading.
+    Section(&'static str),
+    /// A heading with its keys on the same row.
+    Inline(&'static str, &'static str),
+    /// Keys and what they do.
+    Key(&'static str, &'static str),
+}
+
 /// Every key of the client, for the `?` overlay.
-const ALL_KEYS: [(&str, &str); 19] = [
-    ("Shop", "↑↓ ship, ←→ count, d default, Enter buy"),
-    ("Placement", ""),
-    ("arrows, r", "move, rotate the ship"),
-    ("Enter", "place it (green: legal, red: not)"),
-    ("space, ⌫", "random for the rest, take one back"),
-    ("Battle", ""),
-    ("arrows, Enter", "aim, fire"),
-    (": or t", "type a label such as B7 and fire"),
-    ("a", "next ability (reserve: mark 3 cells)"),
-    ("o", "laser end / bombard row or column"),
-    ("x", "send a salvo or a volley"),
-    ("Esc", "clear chosen cells and ability"),
-    ("Tab, v", "next target board, other board"),
-    ("R", "resign"),
-    ("Anywhere", ""),
-    ("s / c", "save (offline) / chat (online)"),
-    ("n", "after the end: new game (online: rematch)"),
-    ("q", "leave the game, quit"),
-    ("?", "this help; any key closes it"),
+const ALL_KEYS: [Help; 19] = [
+    Help::Inline("Shop", "↑↓ ship, ←→ count, d default, Enter buy"),
+    Help::Section("Placement"),
+    Help::Key("arrows, r", "move, rotate the ship"),
+    Help::Key("Enter", "place it (green: legal, red: not)"),
+    Help::Key("space, ⌫", "random for the rest, take one back"),
+    Help::Section("Battle"),
+    Help::Key("arrows, Enter", "aim, fire"),
+    Help::Key(": or t", "type a label such as B7 and fire"),
+    Help::Key("a", "next ability (reserve: mark 3 cells)"),
+    Help::Key("o", "laser end / bombard row or column"),
+    Help::Key("x", "send a salvo or a volley"),
+    Help::Key("Esc", "clear chosen cells and ability"),
+    Help::Key("Tab, v", "next target board, other board"),
+    Help::Key("R", "resign"),
+    Help::Section("Anywhere"),
+    Help::Key("s / c", "save (offline) / chat (online)"),
+    Help::Key("n", "after the end: new game (online: rematch)"),
+    Help::Key("q", "leave the game, quit"),
+    Help::Key("?", "this help; ↑↓ scroll, any other key closes it"),
 ];
 
-fn draw_keys(area: Rect, buf: &mut Buffer) {
-    let width = 58.min(area.width);
-    let height = (ALL_KEYS.len() as u16 + 2).min(area.height);
+/// The width of a text on screen.
+fn text_width(text: &str) -> usize {
+    Span::raw(text).width()
+}
+
+/// `text` cut into lines of at most `width` columns at spaces (a word longer
+/// than a line is cut where it must be).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let mut word = word.to_string();
+        loop {
+            let needed = text_width(&line) + usize::from(!line.is_empty()) + text_width(&word);
+            if needed <= width {
+                if !line.is_empty() {
+                    line.push(' ');
+                }
+                line.push_str(&word);
+                break;
+            }
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+                continue;
+            }
+            // A word wider than the whole line.
+            let head: String = word.chars().take(width).collect();
+            word = word.chars().skip(width).collect();
+            lines.push(head);
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// The `?` overlay: as wide as its longest row allows (no wider than the
+/// screen), descriptions wrapped under their own column when the screen is
+/// narrow, and scrolled with ↑↓ when it is too low.
+fn draw_keys(scroll: &std::cell::Cell<usize>, area: Rect, buf: &mut Buffer) {
+    let key_column = ALL_KEYS
+        .iter()
+        .filter_map(|row| match row {
+            Help::Key(keys, _) => Some(2 + text_width(keys) + 2),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let natural = ALL_KEYS
+        .iter()
+        .map(|row| match row {
+            Help::Section(title) => text_width(title),
+            Help::Inline(title, what) => text_width(title) + 1 + text_width(what),
+            Help::Key(_, what) => key_column + text_width(what),
+        })
+        .max()
+        .unwrap_or(0);
+    // Two columns of border and one of air on the right.
+    let width = (natural as u16 + 3).min(area.width);
+    let inner = (width as usize).saturating_sub(3).max(1);
+    let heading = Style::new().bold().fg(Color::Cyan);
+    let mut lines: Vec<Line> = Vec::new();
+    for row in &ALL_KEYS {
+        match *row {
+            Help::Section(title) => lines.push(Line::from(title).style(heading)),
+            Help::Inline(title, what) => {
+                let indent = text_width(title) + 1;
+                for (i, part) in wrap(what, inner.saturating_sub(indent))
+                    .into_iter()
+                    .enumerate()
+                {
+                    lines.push(if i == 0 {
+                        Line::from(vec![
+                            Span::styled(format!("{title} "), heading),
+                            Span::raw(part),
+                        ])
+                    } else {
+                        Line::from(format!("{:indent$}{part}", ""))
+                    });
+                }
+            }
+            Help::Key(keys, what) => {
+                let column = key_column.min(inner / 2);
+                for (i, part) in wrap(what, inner.saturating_sub(column))
+                    .into_iter()
+                    .enumerate()
+                {
+                    let keys = if i == 0 { keys } else { "" };
+                    let pad = column.saturating_sub(2 + text_width(keys));
+                    lines.push(Line::from(format!("  {keys}{:pad$}{part}", "")));
+                }
+            }
+        }
+    }
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let visible = (height as usize).saturating_sub(2);
+    scroll.set(scroll.get().min(lines.len().saturating_sub(visible)));
+    let title = if lines.len() > visible {
+        " Keys · ↑↓ scroll "
+    } else {
+        " Keys "
+    };
     let rect = Rect::new(
         area.x + (area.width - width) / 2,
         area.y + (area.height - height) / 2,
@@ -667,23 +781,9 @@ fn draw_keys(area: Rect, buf: &mut Buffer) {
         height,
     );
     Clear.render(rect, buf);
-    let lines: Vec<Line> = ALL_KEYS
-        .iter()
-        .map(|&(key, what)| {
-            if what.is_empty() {
-                Line::from(key).bold().fg(Color::Cyan)
-            } else if key == "Shop" {
-                Line::from(vec![
-                    Span::styled("Shop ", Style::new().bold().fg(Color::Cyan)),
-                    Span::raw(what),
-                ])
-            } else {
-                Line::from(format!("  {key:<15}{what}"))
-            }
-        })
-        .collect();
-    Paragraph::new(lines)
-        .block(Block::bordered().title(" Keys "))
+    let shown: Vec<Line> = lines.into_iter().skip(scroll.get()).take(visible).collect();
+    Paragraph::new(shown)
+        .block(Block::bordered().title(title))
         .render(rect, buf);
 }
 

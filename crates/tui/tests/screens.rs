@@ -568,6 +568,91 @@ fn the_keys_overlay_lists_every_key() {
     assert!(!app.show_keys && app.prompt.is_none());
 }
 
+/// The rows inside the `?` overlay's box, without its borders.
+fn overlay_rows(screen: &str) -> Vec<String> {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let top = lines
+        .iter()
+        .position(|l| l.contains(&'┌'))
+        .expect("the overlay is open");
+    let left = lines[top].iter().position(|&c| c == '┌').unwrap_or(0);
+    let right = lines[top].iter().position(|&c| c == '┐').unwrap_or(0);
+    lines[top + 1..]
+        .iter()
+        .take_while(|l| l.get(left) != Some(&'└'))
+        .map(|l| l[left + 1..=right].iter().collect())
+        .collect()
+}
+
+/// Issue 15 item 14: the help was a fixed 58 columns wide, so its longest row
+/// was cut ("new game (online: rematc") however wide the terminal.
+#[test]
+fn the_keys_overlay_fits_at_120_and_at_80_columns() {
+    for width in [120, 80] {
+        let mut app = battle(Preset::Classic, 2, Default::default());
+        typ(&mut app, "?");
+        let text = screen(&app, width, 24);
+        let rows = overlay_rows(&text);
+        for row in &rows {
+            // One column of air before the right border: nothing is cut.
+            assert!(
+                row.ends_with(" │"),
+                "a row is cut at {width} columns:\n{text}"
+            );
+        }
+        assert!(
+            rows.iter()
+                .any(|r| r.contains("after the end: new game (online: rematch)")),
+            "{text}"
+        );
+        assert!(
+            rows.iter().any(|r| r.contains("leave the game, quit")),
+            "{text}"
+        );
+    }
+}
+
+/// In a terminal too small for the help, its rows wrap under their own column
+/// and ↑↓ scroll to the last one; any other key closes it.
+#[test]
+fn the_keys_overlay_wraps_and_scrolls_in_a_small_terminal() {
+    let mut app = battle(Preset::Classic, 2, Default::default());
+    typ(&mut app, "?");
+    let mut seen: Vec<String> = Vec::new();
+    let mut last = Vec::new();
+    for _ in 0..40 {
+        let rows = overlay_rows(&screen(&app, 44, 16));
+        for row in &rows {
+            assert!(row.ends_with(" │"), "a row is cut: {row}");
+        }
+        if rows == last {
+            break;
+        }
+        // Each step down shows one new row at the bottom.
+        if seen.is_empty() {
+            seen.extend(rows.iter().cloned());
+        } else {
+            seen.extend(rows.last().cloned());
+        }
+        last = rows;
+        press(&mut app, KeyCode::Down);
+    }
+    let all = seen.join(" ").replace('│', " ");
+    let all = all.split_whitespace().collect::<Vec<_>>().join(" ");
+    for entry in [
+        "Enter place it (green: legal, red: not)",
+        "n after the end: new game (online: rematch)",
+        "q leave the game, quit",
+        "? this help; ↑↓ scroll, any other key closes it",
+    ] {
+        assert!(all.contains(entry), "{entry:?} is not in\n{all}");
+    }
+    press(&mut app, KeyCode::Up);
+    assert!(app.show_keys, "↑ scrolls and leaves the help open");
+    press(&mut app, KeyCode::Char('x'));
+    assert!(!app.show_keys);
+}
+
 #[test]
 fn resigning_ends_the_game_and_shows_every_fleet() {
     let mut app = app();
