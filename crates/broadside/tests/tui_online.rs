@@ -148,7 +148,10 @@ fn tui_plays_an_online_game_against_broadside_serve_to_the_end() {
     let lost = status(&screen).contains("Bot 1 won");
     assert!(won || lost, "{screen}");
 
-    // q leaves a finished game and ends the program cleanly.
+    // q leaves a finished game for the online start, and q there ends the
+    // program cleanly.
+    tmux.keys(&["q"]);
+    tmux.wait_for("Choose the game for your new room", WAIT);
     tmux.keys(&["q"]);
     let screen = tmux.wait_for("EXITED", WAIT);
     assert!(screen.contains("EXITED 0"), "{screen}");
@@ -171,11 +174,19 @@ fn new_room_against_a_bot(name: &str, dir: &std::path::Path, address: &str) -> (
     (tmux, lobby)
 }
 
-/// Leaves a running game with q and y; the program ends cleanly.
+/// Leaves a running game with q and y: the question says the server keeps
+/// the game, and y goes back to the online start, where My games lists it
+/// (issue 15 item 15); q there ends the program cleanly.
 fn leave_running_game(tmux: Tmux) {
     tmux.keys(&["q"]);
-    tmux.wait_for("Leave this game?", WAIT);
+    tmux.wait_for_all(
+        &["Leave this game?", "The server keeps it", "My games"],
+        WAIT,
+    );
     tmux.keys(&["y"]);
+    let screen = tmux.wait_for("Your unfinished games", WAIT);
+    assert!(!screen.contains("EXITED"), "{screen}");
+    tmux.keys(&["q"]);
     let screen = tmux.wait_for("EXITED", WAIT);
     assert!(screen.contains("EXITED 0"), "{screen}");
 }

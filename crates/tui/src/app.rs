@@ -108,8 +108,12 @@ pub enum PromptKind {
     LoadPath,
     /// A cell label to aim at, such as `B7`.
     Label,
-    /// "Leave this game?" — answered with y or n.
+    /// "Leave this game?" offline, where unsaved moves are lost — y or n.
     ConfirmLeave,
+    /// "Leave this game?" online, where the server keeps it — y or n.
+    ConfirmLeaveKept,
+    /// "Leave this room?" online before the start, where the seat is given up.
+    ConfirmLeaveRoom,
     /// "Resign?" — answered with y or n.
     ConfirmResign,
     /// A chat line (online).
@@ -123,6 +127,10 @@ impl PromptKind {
             PromptKind::LoadPath => "Load file: ",
             PromptKind::Label => "Target (e.g. B7): ",
             PromptKind::ConfirmLeave => "Leave this game? Unsaved moves are lost (y/n) ",
+            PromptKind::ConfirmLeaveKept => {
+                "Leave this game? The server keeps it: continue it from My games (y/n) "
+            }
+            PromptKind::ConfirmLeaveRoom => "Leave this room? Your seat is given up (y/n) ",
             PromptKind::ConfirmResign => "Resign this game? (y/n) ",
             PromptKind::Chat => "Say: ",
         }
@@ -130,7 +138,13 @@ impl PromptKind {
 
     /// Whether the prompt is a yes/no question rather than a line of text.
     pub fn is_question(self) -> bool {
-        matches!(self, PromptKind::ConfirmLeave | PromptKind::ConfirmResign)
+        matches!(
+            self,
+            PromptKind::ConfirmLeave
+                | PromptKind::ConfirmLeaveKept
+                | PromptKind::ConfirmLeaveRoom
+                | PromptKind::ConfirmResign
+        )
     }
 }
 
@@ -435,6 +449,9 @@ pub struct Remote {
     pub deadline: Option<std::time::Instant>,
     /// The room as the last `room` frame described it.
     pub room: Option<Value>,
+    /// `leave` is sent and `left` awaited: frames of the room still on their
+    /// way must not pull the person back into the game.
+    pub leaving: bool,
 }
 
 /// Placing the fleet, one ship after another.
@@ -1016,10 +1033,10 @@ impl App {
             );
             let kind = prompt.kind;
             self.prompt = None;
-            if yes && kind == PromptKind::ConfirmLeave {
-                self.leave_game();
-            } else if yes {
+            if yes && kind == PromptKind::ConfirmResign {
                 self.resign();
+            } else if yes {
+                self.leave_game();
             }
             return;
         }
@@ -1043,7 +1060,10 @@ impl App {
                             self.send_frame(json!({"type": "chat", "text": text}));
                         }
                     }
-                    PromptKind::ConfirmLeave | PromptKind::ConfirmResign => {}
+                    PromptKind::ConfirmLeave
+                    | PromptKind::ConfirmLeaveKept
+                    | PromptKind::ConfirmLeaveRoom
+                    | PromptKind::ConfirmResign => {}
                 }
             }
             _ => {}
@@ -1061,18 +1081,66 @@ impl App {
         }
     }
 
-    fn leave_game(&mut self) {
-        if self.online() {
-            if let Some(Source::Remote(remote)) = self.play.as_ref().map(|p| &p.source) {
-                // The server keeps the seat; leaving just says goodbye.
-                let _ = remote.out.send(json!({"type": "leave"}).to_string());
+    /// Asks before leaving, in words true to where the game is kept; a
+    /// spectator online loses nothing and leaves at once.
+    fn ask_to_leave(&mut self) {
+        let kind = match self.play.as_ref() {
+            Some(Play {
+                source: Source::Remote(remote),
+                me,
+                ..
+            }) => {
+                let started = remote
+                    .room
+                    .as_ref()
+                    .and_then(|room| room.get("started"))
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false);
+                if me.is_none() {
+                    return self.leave_game();
+                }
+                if started {
+                    PromptKind::ConfirmLeaveKept
+                } else {
+                    PromptKind::ConfirmLeaveRoom
+                }
             }
-            self.quit = true;
+            _ => PromptKind::ConfirmLeave,
+        };
+        self.prompt = Some(Prompt {
+            kind,
+            text: String::new(),
+        });
+    }
+
+    /// Back to the start: offline the menu; online the online start (a new
+    /// room, or My games where the left game waits), keeping the link.
+    fn leave_game(&mut self) {
+        if !self.online() {
+            self.play = None;
+            self.screen = Screen::Menu;
+            self.notice = None;
             return;
         }
-        self.play = None;
-        self.screen = Screen::Menu;
-        self.notice = None;
+        if let Some(Play {
+            source: Source::Remote(mut remote),
+            ..
+        }) = self.play.take()
+        {
+            // The server keeps a started game's seat; before the
+            // start `leave` gives the seat up.
+            let _ = remote.out.send(json!({"type": "leave"}).to_string());
+            remote.leaving = true;
+            remote.room = None;
+            remote.deadline = None;
+            self.play = Some(Play::new(Source::Remote(remote), None, Vec::new()));
+        }
+        // After a dropped link the client must not join this room again.
+        self.config.room = None;
+        self.screen = Screen::NewGame;
+        self.say("You left the game. Choose the game for your new room.");
+        // The game just left is listed there, to continue it.
+        self.send_frame(json!({"type": "my_games"}));
     }
 
     // ----- starting, saving, loading ---------------------------------------------
@@ -1266,6 +1334,7 @@ impl App {
             idle_ticks: 0,
             deadline: None,
             room: None,
+            leaving: false,
         });
         self.play = Some(Play::new(source, None, Vec::new()));
         self.screen = Screen::Lobby;
@@ -1287,8 +1356,14 @@ impl App {
         if let Some(Play {
             source: Source::Remote(remote),
             ..
-        }) = self.play.as_ref()
+        }) = self.play.as_mut()
         {
+            // A request for another room: the server answers it after the
+            // `leave` before it, so what follows is no frame of the room left.
+            let kind = frame.get("type").and_then(Value::as_str);
+            if matches!(kind, Some("create_room" | "join_room" | "quick_match")) {
+                remote.leaving = false;
+            }
             if remote.out.send(frame.to_string()).is_err() {
                 self.warn("The connection is closed.");
             }
@@ -1339,6 +1414,26 @@ impl App {
 
     fn frame(&mut self, frame: Value) {
         let kind = frame.get("type").and_then(Value::as_str).unwrap_or("");
+        if let Some(Play {
+            source: Source::Remote(remote),
+            ..
+        }) = self.play.as_mut()
+        {
+            if remote.leaving {
+                let request = frame.get("request").and_then(Value::as_str);
+                match kind {
+                    // Frames of the room left, still on their way.
+                    "room" | "state" | "chat" | "layout_check" | "layout" => return,
+                    "left" | "welcome" => remote.leaving = false,
+                    // Not in a room any more (the link dropped meanwhile).
+                    "error" if request == Some("leave") => {
+                        remote.leaving = false;
+                        return;
+                    }
+                    _ => {}
+                }
+            }
+        }
         match kind {
             "welcome" => {
                 if let Some(Play {
@@ -1591,12 +1686,7 @@ impl App {
                     self.say("Waiting for the host to start the game.");
                 }
             }
-            KeyCode::Char('q') | KeyCode::Esc => {
-                self.prompt = Some(Prompt {
-                    kind: PromptKind::ConfirmLeave,
-                    text: String::new(),
-                })
-            }
+            KeyCode::Char('q') | KeyCode::Esc => self.ask_to_leave(),
             _ => {}
         }
     }
@@ -1668,10 +1758,7 @@ impl App {
                 if finished {
                     self.leave_game();
                 } else {
-                    self.prompt = Some(Prompt {
-                        kind: PromptKind::ConfirmLeave,
-                        text: String::new(),
-                    });
+                    self.ask_to_leave();
                 }
                 return;
             }

@@ -1085,12 +1085,77 @@ fn a_quick_match_pairing_starts_the_game_with_ratings_beside_the_names() {
     insta::assert_snapshot!(shown);
 }
 
-#[test]
-fn the_lobby_shows_ratings_beside_the_names() {
-    let (mut app, _sent) = online_app();
+/// An online client in the lobby of a classic room it hosts, before the start.
+fn in_lobby() -> (App, std::sync::mpsc::Receiver<String>) {
+    let (mut app, sent) = online_app();
     let (room, _) = paired_frames(false);
     frame(&mut app, room);
     assert_eq!(app.screen, Screen::Lobby);
+    (app, sent)
+}
+
+/// Issue 15 item 15: online the server keeps a started game, so the question
+/// says so, and y goes back to the online start (where My games lists the
+/// game) instead of ending the program.
+#[test]
+fn leaving_an_online_game_says_the_server_keeps_it_and_returns_to_the_start() {
+    let (mut app, sent) = online_app();
+    let (room, state) = paired_frames(true);
+    frame(&mut app, room);
+    frame(&mut app, state.clone());
+    assert_eq!(app.screen, Screen::Play);
+    // The placement's first check_layout.
+    while sent.try_recv().is_ok() {}
+    press(&mut app, KeyCode::Char('q'));
+    let asked = screen(&app, 80, 24);
+    assert!(
+        asked.contains("Leave this game? The server keeps it: continue it from My games"),
+        "{asked}"
+    );
+    assert!(!asked.contains("Unsaved moves are lost"), "{asked}");
+    press(&mut app, KeyCode::Char('y'));
+    assert!(!app.quit, "y leaves the game, not the program");
+    assert_eq!(app.screen, Screen::NewGame);
+    assert_eq!(next_sent(&sent), serde_json::json!({"type": "leave"}));
+    assert_eq!(next_sent(&sent)["type"], "my_games");
+    // A frame of the game still on its way does not pull the person back.
+    frame(&mut app, state);
+    assert_eq!(app.screen, Screen::NewGame);
+    frame(
+        &mut app,
+        serde_json::json!({"type": "left", "code": "K7QM2PXWAB"}),
+    );
+    frame(
+        &mut app,
+        serde_json::json!({"type": "games", "games": [
+            {"code": "K7QM2PXWAB", "preset": "classic", "phase": "placement", "seat": 0,
+             "players": [{"seat": 0, "kind": "person", "nickname": "Ana", "level": null},
+                         {"seat": 1, "kind": "person", "nickname": "Bea", "level": null}],
+             "your_turn": true, "updated": 1}]}),
+    );
+    assert_eq!(app.screen, Screen::MyGames);
+    assert!(screen(&app, 80, 24).contains("K7QM2PXWAB"));
+}
+
+/// Before the start, leaving gives the seat up, and the question says that.
+#[test]
+fn leaving_an_online_room_before_the_start_gives_the_seat_up() {
+    let (mut app, sent) = in_lobby();
+    press(&mut app, KeyCode::Char('q'));
+    let asked = screen(&app, 80, 24);
+    assert!(
+        asked.contains("Leave this room? Your seat is given up"),
+        "{asked}"
+    );
+    press(&mut app, KeyCode::Char('y'));
+    assert!(!app.quit);
+    assert_eq!(app.screen, Screen::NewGame);
+    assert_eq!(next_sent(&sent), serde_json::json!({"type": "leave"}));
+}
+
+#[test]
+fn the_lobby_shows_ratings_beside_the_names() {
+    let (app, _sent) = in_lobby();
     let shown = screen(&app, 80, 24);
     assert!(shown.contains("Seat 1: Ana 1662 (you)"), "{shown}");
     assert!(shown.contains("Seat 2: Bea 1500?"), "{shown}");
