@@ -21,6 +21,7 @@ use rand_pcg::Pcg64Mcg;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use serde_json::{json, Value};
 
+use crate::i18n::Lang;
 use crate::net::{self, NetEvent};
 use crate::words::{self, Names};
 
@@ -74,6 +75,8 @@ pub struct Config {
     /// Where the session token of the server is kept, so that a later
     /// `--room CODE` gets the same seat back.
     pub token_file: Option<PathBuf>,
+    /// `--lang`, else the locale's: the language of every word on screen.
+    pub lang: Lang,
 }
 
 /// The screens of the client.
@@ -92,8 +95,8 @@ pub enum Screen {
     Play,
 }
 
-/// The entries of the start menu.
-pub const MENU: [&str; 3] = ["New game", "Load game", "Quit"];
+/// The entries of the start menu (catalogue keys).
+pub const MENU: [&str; 3] = ["tui.new_game", "tui.load_game", "tui.quit"];
 
 /// A line of text being typed at the bottom of the screen.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -121,19 +124,19 @@ pub enum PromptKind {
 }
 
 impl PromptKind {
-    pub fn question(self) -> &'static str {
-        match self {
-            PromptKind::SavePath => "Save to file: ",
-            PromptKind::LoadPath => "Load file: ",
-            PromptKind::Label => "Target (e.g. B7): ",
-            PromptKind::ConfirmLeave => "Leave this game? Unsaved moves are lost (y/n) ",
-            PromptKind::ConfirmLeaveKept => {
-                "Leave this game? The server keeps it: continue it from My games (y/n) "
-            }
-            PromptKind::ConfirmLeaveRoom => "Leave this room? Your seat is given up (y/n) ",
-            PromptKind::ConfirmResign => "Resign this game? (y/n) ",
-            PromptKind::Chat => "Say: ",
-        }
+    /// The question in the player's language, with a space to type after.
+    pub fn question(self, lang: Lang) -> String {
+        let key = match self {
+            PromptKind::SavePath => "tui.prompt.save",
+            PromptKind::LoadPath => "tui.prompt.load",
+            PromptKind::Label => "tui.prompt.label",
+            PromptKind::ConfirmLeave => "tui.prompt.leave",
+            PromptKind::ConfirmLeaveKept => "tui.prompt.leave_kept",
+            PromptKind::ConfirmLeaveRoom => "tui.prompt.leave_room",
+            PromptKind::ConfirmResign => "tui.prompt.resign",
+            PromptKind::Chat => "tui.prompt.chat",
+        };
+        format!("{} ", lang.t(key))
     }
 
     /// Whether the prompt is a yes/no question rather than a line of text.
@@ -366,21 +369,24 @@ impl Form {
     }
 
     /// The value shown on a row.
-    pub fn value(&self, field: Field) -> String {
-        let on = |b: bool| if b { "on" } else { "off" }.to_string();
+    pub fn value(&self, field: Field, lang: Lang) -> String {
+        let on = |b: bool| lang.t(if b { "tui.on" } else { "tui.off" });
         match field {
-            Field::Preset => self.preset.id().to_string(),
+            Field::Preset => words::preset_name(lang, self.preset.id()),
             Field::Seats => self.seats.to_string(),
-            Field::Level(i) if self.open[i] => "open (a person joins)".to_string(),
-            Field::Level(i) => format!("bot, {}", self.levels[i].id()),
+            Field::Level(i) if self.open[i] => lang.t("tui.open_for_a_person"),
+            Field::Level(i) => lang.fill(
+                "bot_named",
+                &[("level", &words::level_name(lang, self.levels[i].id()))],
+            ),
             Field::Report => match self.report {
-                Report::PerShot => "easy (per shot)".to_string(),
-                Report::PerVolley => "hard (per volley)".to_string(),
+                Report::PerShot => lang.t("tui.report_easy"),
+                Report::PerVolley => lang.t("tui.report_hard"),
             },
             Field::Specials => on(self.specials),
             Field::Salvo => match self.salvo {
-                SalvoMode::Spread => "spread".to_string(),
-                SalvoMode::Focus => "focus".to_string(),
+                SalvoMode::Spread => lang.t("tui.salvo_spread"),
+                SalvoMode::Focus => lang.t("tui.salvo_focus"),
             },
             Field::WaterRing => on(self.water_ring),
             Field::HitAgain => on(self.hit_again),
@@ -389,20 +395,20 @@ impl Form {
         }
     }
 
-    pub fn label(field: Field) -> String {
+    pub fn label(field: Field, lang: Lang) -> String {
         match field {
-            Field::Preset => "Preset".to_string(),
-            Field::Seats => "Players".to_string(),
-            Field::Level(i) => format!("Seat {}", i + 2),
-            Field::Report => "Report".to_string(),
-            Field::Specials => "Special weapons".to_string(),
-            Field::Salvo => "Salvo".to_string(),
-            Field::WaterRing => "Water ring".to_string(),
-            Field::HitAgain => "Shoot again on a hit".to_string(),
-            Field::Credits => "Credits".to_string(),
-            Field::Start => "Start".to_string(),
-            Field::QuickMatch => words::QUICK_MATCH.to_string(),
-            Field::Leaderboard => words::LEADERBOARD.to_string(),
+            Field::Preset => lang.t("opt_preset"),
+            Field::Seats => lang.t("seats"),
+            Field::Level(i) => lang.fill("seat_n", &[("n", &(i + 2))]),
+            Field::Report => lang.t("opt_report"),
+            Field::Specials => lang.t("opt_specials"),
+            Field::Salvo => lang.t("opt_salvo"),
+            Field::WaterRing => lang.t("opt_water_ring"),
+            Field::HitAgain => lang.t("opt_hit_again"),
+            Field::Credits => lang.t("opt_credits"),
+            Field::Start => lang.t("tui.start"),
+            Field::QuickMatch => lang.t("tui.quick_match"),
+            Field::Leaderboard => lang.t("leaderboard"),
         }
     }
 }
@@ -510,6 +516,8 @@ pub struct Play {
     pub salvo_action: Option<Action>,
     /// Choosing the cells of the reserve's fighters on the own field.
     pub reserve: Option<ReservePick>,
+    /// The language of the log and of the answers to keys.
+    pub lang: Lang,
 }
 
 /// The reserve's fighters being placed: the cells chosen so far, and the board
@@ -652,7 +660,7 @@ pub struct MyGame {
 }
 
 impl MyGame {
-    fn from_frame(game: &Value) -> Option<MyGame> {
+    fn from_frame(game: &Value, lang: Lang) -> Option<MyGame> {
         let text = |key: &str| game.get(key).and_then(Value::as_str).map(str::to_string);
         let seat = game.get("seat").and_then(Value::as_u64);
         let opponents: Vec<String> = game
@@ -667,10 +675,12 @@ impl MyGame {
                     p.get("nickname").and_then(Value::as_str),
                     p.get("level").and_then(Value::as_str),
                 ) {
-                    (Some("bot"), _, Some(level)) => format!("bot ({level})"),
-                    (Some("bot"), _, None) => "bot".to_string(),
+                    (Some("bot"), _, Some(level)) => {
+                        lang.fill("bot_named", &[("level", &words::level_name(lang, level))])
+                    }
+                    (Some("bot"), _, None) => lang.t("tui.bot"),
                     (_, Some(name), _) if !name.is_empty() => name.to_string(),
-                    _ => "open seat".to_string(),
+                    _ => lang.t("open_seat"),
                 }
             })
             .collect();
@@ -765,6 +775,11 @@ impl App {
 
     pub fn online(&self) -> bool {
         self.config.server.is_some()
+    }
+
+    /// The language of every word on screen.
+    pub fn lang(&self) -> Lang {
+        self.config.lang
     }
 
     /// Whether the link to the server is up.
@@ -900,7 +915,7 @@ impl App {
                 if let Some(game) = self.my_games.get(self.my_game) {
                     let code = game.code.clone();
                     self.send_frame(json!({"type": "join_room", "code": code, "as": "player"}));
-                    self.say(format!("Joining room {code}…"));
+                    self.say(self.lang().fill("tui.joining", &[("code", &code)]));
                     self.screen = Screen::Lobby;
                     return;
                 }
@@ -921,7 +936,7 @@ impl App {
 
     fn new_room_form(&mut self) {
         self.screen = Screen::NewGame;
-        self.say("Choose the game for your new room.");
+        self.say(self.lang().t("tui.choose_room"));
     }
 
     // ----- public play: quick match, leaderboard ------------------------------------
@@ -933,7 +948,10 @@ impl App {
         self.matching = Some(Matching::new(preset));
         self.screen = Screen::Matching;
         self.send_frame(json!({"type": "quick_match", "preset": preset.id()}));
-        self.say(words::looking(preset.id()));
+        self.say(self.lang().fill(
+            "tui.looking",
+            &[("preset", &words::preset_name(self.lang(), preset.id()))],
+        ));
     }
 
     /// Leaves the waiting screen for the online start it came from.
@@ -949,7 +967,7 @@ impl App {
         let shown = self.screen == Screen::Matching;
         self.end_matching();
         if shown {
-            self.say(words::CANCELLED);
+            self.say(self.lang().t("tui.cancelled"));
         }
     }
 
@@ -964,17 +982,18 @@ impl App {
                 if connected {
                     matching.cancelling = true;
                     self.send_frame(json!({"type": "cancel_match"}));
-                    self.say(words::CANCELLING);
+                    self.say(self.lang().t("tui.cancelling"));
                 } else {
                     // Nobody to tell: the server left the queue with the link.
                     self.end_matching();
-                    self.say(words::CANCELLED);
+                    self.say(self.lang().t("tui.cancelled"));
                 }
             }
             KeyCode::Char('b') => {
                 if let Some(level) = matching.bot_offer.clone() {
                     self.send_frame(json!({"type": "accept_bot"}));
-                    self.say(words::accepting_bot(&level));
+                    let level = words::level_name(self.lang(), &level).to_lowercase();
+                    self.say(self.lang().fill("tui.accepting_bot", &[("level", &level)]));
                 }
             }
             _ => {}
@@ -1027,10 +1046,16 @@ impl App {
             return;
         };
         if prompt.kind.is_question() {
-            let yes = matches!(
-                key.code,
-                KeyCode::Char('y') | KeyCode::Char('Y') | KeyCode::Enter
-            );
+            // y, or the language's own first letter of "yes" (s for sì, sim, sí).
+            let own = self.config.lang.t("tui.yes_key");
+            let yes = match key.code {
+                KeyCode::Enter => true,
+                KeyCode::Char(c) => {
+                    let c = c.to_lowercase().to_string();
+                    c == "y" || c == own
+                }
+                _ => false,
+            };
             let kind = prompt.kind;
             self.prompt = None;
             if yes && kind == PromptKind::ConfirmResign {
@@ -1076,7 +1101,7 @@ impl App {
         };
         let Some(me) = play.me else { return };
         match play.submit(Command::Resign { seat: me }) {
-            Ok(_) => self.say("You resigned."),
+            Ok(_) => self.say(self.lang().t("log_you_resigned")),
             Err(e) => self.warn(e),
         }
     }
@@ -1133,12 +1158,17 @@ impl App {
             remote.leaving = true;
             remote.room = None;
             remote.deadline = None;
-            self.play = Some(Play::new(Source::Remote(remote), None, Vec::new()));
+            self.play = Some(Play::new(
+                Source::Remote(remote),
+                None,
+                Vec::new(),
+                self.lang(),
+            ));
         }
         // After a dropped link the client must not join this room again.
         self.config.room = None;
         self.screen = Screen::NewGame;
-        self.say("You left the game. Choose the game for your new room.");
+        self.say(self.lang().t("tui.left_game"));
         // The game just left is listed there, to continue it.
         self.send_frame(json!({"type": "my_games"}));
     }
@@ -1162,7 +1192,7 @@ impl App {
             });
             self.send_frame(frame);
             self.screen = Screen::Lobby;
-            self.say("Creating the room…");
+            self.say(self.lang().t("tui.creating_room"));
             return;
         }
         let setup = Setup {
@@ -1184,9 +1214,16 @@ impl App {
                     })
                     .collect();
                 self.start_local(game, 0, levels);
-                self.say(format!("New {} game. Good luck!", form.preset.id()));
+                let preset = words::preset_name(self.lang(), form.preset.id());
+                self.say(
+                    self.lang()
+                        .fill("tui.new_game_started", &[("preset", &preset)]),
+                );
             }
-            Err(e) => self.warn(format!("Cannot start this game: {e}")),
+            Err(e) => {
+                let error = words::rule_error(self.lang(), &e);
+                self.warn(self.lang().fill("tui.cannot_start", &[("error", &error)]));
+            }
         }
     }
 
@@ -1217,13 +1254,14 @@ impl App {
             .zip(&seeds)
             .map(|(level, &seed)| level.map(|l| Bot::for_level(l, seed)))
             .collect();
+        let lang = self.lang();
         let names = levels
             .iter()
             .enumerate()
             .map(|(seat, level)| match level {
-                None if seat == me => "You".to_string(),
-                None => format!("Player {}", seat + 1),
-                Some(_) => format!("Bot {seat}"),
+                None if seat == me => lang.t("you"),
+                None => lang.fill("tui.player_n", &[("n", &(seat + 1))]),
+                Some(_) => lang.fill("tui.bot_n", &[("n", &seat)]),
             })
             .collect();
         let rng = Pcg64Mcg::seed_from_u64(self.next_seed());
@@ -1240,6 +1278,7 @@ impl App {
             })),
             Some(me),
             names,
+            lang,
         );
         play.rules = Some(rules);
         play.refresh_local();
@@ -1252,7 +1291,7 @@ impl App {
             return;
         };
         let Source::Local(local) = &play.source else {
-            self.warn("Online games are kept by the server; there is nothing to save here.");
+            self.warn(self.lang().t("tui.online_nothing_to_save"));
             return;
         };
         let file = SaveFile {
@@ -1265,9 +1304,12 @@ impl App {
         match std::fs::write(path, text) {
             Ok(()) => {
                 self.save_path = path.to_string();
-                self.say(format!("Saved to {path}."));
+                self.say(self.lang().fill("tui.saved", &[("path", &path)]));
             }
-            Err(e) => self.warn(format!("Cannot save to {path}: {e}")),
+            Err(e) => self.warn(
+                self.lang()
+                    .fill("tui.cannot_save", &[("path", &path), ("error", &e)]),
+            ),
         }
     }
 
@@ -1275,7 +1317,10 @@ impl App {
         let text = match std::fs::read_to_string(path) {
             Ok(text) => text,
             Err(e) => {
-                self.warn(format!("Cannot read {path}: {e}"));
+                self.warn(
+                    self.lang()
+                        .fill("tui.cannot_read", &[("path", &path), ("error", &e)]),
+                );
                 return;
             }
         };
@@ -1299,11 +1344,16 @@ impl App {
                 self.start_local(game, me.min(seats - 1), levels);
                 self.save_path = path.to_string();
                 if let Some(play) = self.play.as_mut() {
-                    play.log.push(format!("Game loaded from {path}."));
+                    play.log
+                        .push(self.config.lang.fill("tui.loaded_from", &[("path", &path)]));
                 }
-                self.say(format!("Loaded {path}."));
+                self.say(self.lang().fill("tui.loaded", &[("path", &path)]));
             }
-            Err(e) => self.warn(format!("Cannot load {path}: {e}")),
+            // The engine's words: a damaged save is a matter of detail.
+            Err(e) => self.warn(
+                self.lang()
+                    .fill("tui.cannot_load", &[("path", &path), ("error", &e)]),
+            ),
         }
     }
 
@@ -1311,13 +1361,13 @@ impl App {
 
     fn connect(&mut self, server: &str) {
         let Some(sender) = self.sender.clone() else {
-            self.warn("no event loop to connect from");
+            self.warn(self.lang().t("tui.no_event_loop"));
             return;
         };
         match net::connect(server, sender) {
             Ok(out) => self.link(server, out),
             Err(e) => {
-                self.warn(e.to_string());
+                self.warn(net_error(self.lang(), &e));
                 self.screen = Screen::Lobby;
             }
         }
@@ -1336,9 +1386,9 @@ impl App {
             room: None,
             leaving: false,
         });
-        self.play = Some(Play::new(source, None, Vec::new()));
+        self.play = Some(Play::new(source, None, Vec::new(), self.lang()));
         self.screen = Screen::Lobby;
-        self.say(format!("Connecting to {server}…"));
+        self.say(self.lang().fill("tui.connecting", &[("server", &server)]));
     }
 
     /// An online client whose link is a channel instead of a socket (for tests
@@ -1365,7 +1415,7 @@ impl App {
                 remote.leaving = false;
             }
             if remote.out.send(frame.to_string()).is_err() {
-                self.warn("The connection is closed.");
+                self.warn(self.lang().t("tui.connection_closed"));
             }
         }
     }
@@ -1384,10 +1434,9 @@ impl App {
                     .config
                     .nickname
                     .clone()
-                    .unwrap_or_else(|| "Captain".to_string());
-                self.send_frame(
-                    json!({"type": "hello", "token": self.read_token(), "nickname": nickname, "lang": "en"}),
-                );
+                    .unwrap_or_else(|| self.lang().t("default_nickname"));
+                self.send_frame(json!({"type": "hello", "token": self.read_token(),
+                    "nickname": nickname, "lang": self.lang().id()}));
             }
             NetEvent::Closed(reason) => {
                 let Some(Play {
@@ -1395,7 +1444,7 @@ impl App {
                     ..
                 }) = self.play.as_mut()
                 else {
-                    return self.warn(format!("Disconnected: {reason}"));
+                    return self.warn(self.lang().fill("tui.disconnected", &[("reason", &reason)]));
                 };
                 // Try again, waiting 1, 2, 4, 8 and then 10 seconds; the game
                 // waits on the server and the token gets the seat back.
@@ -1404,9 +1453,10 @@ impl App {
                 let wait = (1u64 << (remote.attempts - 1).min(4)).min(10);
                 remote.retry_at =
                     Some(std::time::Instant::now() + std::time::Duration::from_secs(wait));
-                self.warn(format!(
-                    "Reconnecting in {wait} s… (q leaves) Disconnected: {reason}."
-                ));
+                let text = self
+                    .lang()
+                    .fill("tui.reconnecting", &[("n", &wait), ("reason", &reason)]);
+                self.warn(text);
             }
             NetEvent::Frame(frame) => self.frame(frame),
         }
@@ -1446,7 +1496,7 @@ impl App {
                 self.form.online = true;
                 self.after_welcome();
                 if !self.store_token(frame.get("token").and_then(Value::as_str)) {
-                    self.warn("Cannot keep the session token; this seat cannot be resumed later.");
+                    self.warn(self.lang().t("tui.token_not_kept"));
                 }
             }
             "room" => {
@@ -1479,7 +1529,13 @@ impl App {
                         .pointer("/setup/rated")
                         .and_then(Value::as_bool)
                         .unwrap_or(false);
-                    self.say(words::paired(&opponent, rated));
+                    let key = if rated {
+                        "tui.paired_rated"
+                    } else {
+                        "tui.paired_unrated"
+                    };
+                    let text = self.lang().fill(key, &[("name", &opponent)]);
+                    self.say(text);
                 }
             }
             "state" => {
@@ -1505,18 +1561,25 @@ impl App {
                         play.sync();
                         self.screen = Screen::Play;
                     }
-                    Err(e) => self.warn(format!(
-                        "The server sent a view this client cannot read: {e}"
-                    )),
+                    Err(e) => {
+                        let text = self
+                            .config
+                            .lang
+                            .fill("tui.unreadable_view", &[("error", &e)]);
+                        self.warn(text)
+                    }
                 }
             }
             "layout_check" => {
                 let ok = frame.get("ok").and_then(Value::as_bool).unwrap_or(false);
-                let message = frame
-                    .pointer("/error/message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("illegal position")
-                    .to_string();
+                let code = frame.pointer("/error/code").and_then(Value::as_str);
+                let message = frame.pointer("/error/message").and_then(Value::as_str);
+                let message = match (code, message) {
+                    (Some(code), message) => {
+                        words::server_error(self.lang(), code, message.unwrap_or(code))
+                    }
+                    (None, _) => self.lang().t("tui.illegal_position"),
+                };
                 if let Some(placing) = self.play.as_mut().and_then(|p| p.placing.as_mut()) {
                     placing.check = Some(if ok { Ok(()) } else { Err(message) });
                 }
@@ -1540,15 +1603,13 @@ impl App {
                     .and_then(Value::as_array)
                     .into_iter()
                     .flatten()
-                    .filter_map(MyGame::from_frame)
+                    .filter_map(|game| MyGame::from_frame(game, self.config.lang))
                     .collect();
                 self.my_game = 0;
                 if self.screen == Screen::NewGame && !self.my_games.is_empty() {
                     self.screen = Screen::MyGames;
-                    self.say(format!(
-                        "You have {} unfinished game(s): Enter continues one, n starts a new room.",
-                        self.my_games.len()
-                    ));
+                    let count = self.my_games.len() as u64;
+                    self.say(self.lang().plural("tui.unfinished_games", count, &[]));
                 }
             }
             "matching" => {
@@ -1566,7 +1627,8 @@ impl App {
                 let level = frame.get("level").and_then(Value::as_str).unwrap_or("");
                 if let Some(matching) = self.matching.as_mut() {
                     matching.bot_offer = Some(level.to_string());
-                    self.say(words::bot_offered(level));
+                    let level = words::level_name(self.config.lang, level).to_lowercase();
+                    self.say(self.lang().fill("tui.bot_offered", &[("level", &level)]));
                 }
             }
             "match_cancelled" => self.wait_cancelled(),
@@ -1602,7 +1664,7 @@ impl App {
                 // Every seat is taken: watch instead.
                 if let Some(code) = self.config.room.clone() {
                     self.send_frame(json!({"type": "join_room", "code": code, "as": "spectator"}));
-                    self.say("The room is full: you watch as a spectator.");
+                    self.say(self.lang().t("room_full_watching"));
                 }
             }
             "error" => {
@@ -1611,7 +1673,7 @@ impl App {
                 if frame.get("request").and_then(Value::as_str) == Some("quick_match") {
                     self.end_matching();
                 }
-                self.warn(format!("{message} ({code})"));
+                self.warn(words::server_error(self.lang(), code, message));
             }
             _ => {}
         }
@@ -1624,12 +1686,15 @@ impl App {
         if let Some(matching) = self.matching.as_mut() {
             if matching.cancelling {
                 self.end_matching();
-                self.say(words::CANCELLED);
+                self.say(self.lang().t("tui.cancelled"));
             } else {
                 let preset = matching.preset;
                 *matching = Matching::new(preset);
                 self.send_frame(json!({"type": "quick_match", "preset": preset.id()}));
-                self.say(words::looking(preset.id()));
+                self.say(self.lang().fill(
+                    "tui.looking",
+                    &[("preset", &words::preset_name(self.lang(), preset.id()))],
+                ));
             }
             return;
         }
@@ -1642,11 +1707,11 @@ impl App {
         match self.config.room.clone() {
             Some(code) => {
                 self.send_frame(json!({"type": "join_room", "code": code, "as": "player"}));
-                self.say(format!("Joining room {code}…"));
+                self.say(self.lang().fill("tui.joining", &[("code", &code)]));
             }
             None => {
                 self.screen = Screen::NewGame;
-                self.say("Connected. Choose the game for your new room.");
+                self.say(self.lang().t("tui.connected"));
                 // Unfinished games, if any, are offered first.
                 self.send_frame(json!({"type": "my_games"}));
             }
@@ -1683,7 +1748,7 @@ impl App {
                 if host {
                     self.send_frame(json!({"type": "start"}));
                 } else {
-                    self.say("Waiting for the host to start the game.");
+                    self.say(self.lang().t("waiting_for_host"));
                 }
             }
             KeyCode::Char('q') | KeyCode::Esc => self.ask_to_leave(),
@@ -1712,7 +1777,7 @@ impl App {
                             Ok(out) => remote.out = out,
                             Err(e) => {
                                 self.notice = Some(Notice {
-                                    text: e.to_string(),
+                                    text: net_error(play.lang, &e),
                                     error: true,
                                 })
                             }
@@ -1746,7 +1811,7 @@ impl App {
                         text: self.save_path.clone(),
                     });
                 } else {
-                    self.warn("Online games are kept by the server; rejoin the room to continue.");
+                    self.warn(self.lang().t("tui.online_kept"));
                 }
                 return;
             }
@@ -1771,7 +1836,7 @@ impl App {
                 if matches!(play.source, Source::Remote(_)) {
                     // Same seats and setup, a new seed: the server starts it at once.
                     self.send_frame(json!({"type": "rematch"}));
-                    self.say("Rematch!");
+                    self.say(self.lang().t("rematch_asked"));
                 } else {
                     // The form still holds this game's choices.
                     self.play = None;
@@ -1838,17 +1903,42 @@ impl App {
                     Err(text) => self.warn(text),
                 }
             }
-            Err(e) => self.warn(e.to_string()),
+            Err(broadside_engine::LabelError::Malformed(label)) => self.warn(
+                self.lang()
+                    .fill("tui.label_malformed", &[("label", &label)]),
+            ),
+            Err(broadside_engine::LabelError::OutOfBounds(label)) => {
+                self.warn(self.lang().fill("tui.label_outside", &[("label", &label)]))
+            }
         }
     }
 }
+
+/// Why a server address cannot be used, in words.
+fn net_error(lang: Lang, error: &net::NetError) -> String {
+    match error {
+        net::NetError::BadAddress(address) => lang.fill("tui.bad_address", &[("address", address)]),
+    }
+}
+
+/// Every ability and special, in the order `a` cycles through them.
+pub(crate) const ACTION_KINDS: [ActionKind; 7] = [
+    ActionKind::Laser,
+    ActionKind::Scanner,
+    ActionKind::Nuke,
+    ActionKind::Reserve,
+    ActionKind::Wide,
+    ActionKind::Bombard,
+    ActionKind::Radar,
+];
 
 /// What a key did: a message for the player, or an error.
 type KeyResult = Result<Option<String>, String>;
 
 impl Play {
-    fn new(source: Source, me: Option<usize>, names: Vec<String>) -> Play {
+    fn new(source: Source, me: Option<usize>, names: Vec<String>, lang: Lang) -> Play {
         Play {
+            lang,
             source,
             view: None,
             rules: None,
@@ -1887,16 +1977,17 @@ impl Play {
     /// The names, rules and seat of an online room frame.
     fn take_room(&mut self, room: &Value) {
         if let Some(seats) = room.get("seats").and_then(Value::as_array) {
+            let lang = self.lang;
             self.names = seats
                 .iter()
                 .enumerate()
                 .map(|(i, s)| {
                     let kind = s.get("kind").and_then(Value::as_str).unwrap_or("");
                     match (kind, s.get("nickname").and_then(Value::as_str)) {
-                        ("bot", _) => format!("Bot {i}"),
+                        ("bot", _) => lang.fill("tui.bot_n", &[("n", &i)]),
                         (_, Some(name)) if !name.is_empty() => name.to_string(),
-                        ("open", _) => format!("(open seat {})", i + 1),
-                        _ => format!("Player {}", i + 1),
+                        ("open", _) => lang.fill("tui.open_seat_n", &[("n", &(i + 1))]),
+                        _ => lang.fill("tui.player_n", &[("n", &(i + 1))]),
                     }
                 })
                 .collect();
@@ -1932,7 +2023,7 @@ impl Play {
                     self.after_local(&events);
                     Ok(None)
                 }
-                Err(e) => Err(e.to_string()),
+                Err(e) => Err(words::rule_error(self.lang, &e)),
             },
             Source::Remote(remote) => {
                 let mut value = serde_json::to_value(&command).expect("commands are plain data");
@@ -1944,7 +2035,7 @@ impl Play {
                     .out
                     .send(json!({"type": "command", "command": value}).to_string())
                     .map(|_| None)
-                    .map_err(|_| "The connection is closed.".to_string())
+                    .map_err(|_| self.lang.t("tui.connection_closed"))
             }
         }
     }
@@ -2057,9 +2148,12 @@ impl Play {
             Err(e) => {
                 // A bot that cannot move would stall the game for good; it
                 // gives up instead, and the log says why.
-                self.log.push(format!(
-                    "Bot {seat} made an illegal move ({e}) and resigns."
-                ));
+                let name = self.names.get(seat).cloned().unwrap_or_default();
+                let error = words::rule_error(self.lang, &e);
+                self.log.push(
+                    self.lang
+                        .fill("tui.bot_illegal", &[("name", &name), ("error", &error)]),
+                );
                 match local.game.apply(Command::Resign { seat }) {
                     Ok(events) => events,
                     Err(_) => return,
@@ -2077,6 +2171,7 @@ impl Play {
             seats: &self.names,
             me: self.me,
             rules,
+            lang: self.lang,
         };
         let lines: Vec<String> = events.iter().filter_map(|e| names.describe(e)).collect();
         self.log.extend(lines);
@@ -2228,7 +2323,7 @@ impl Play {
             return Ok(None);
         };
         let types = rules.catalogue.len();
-        let me = self.me.ok_or("spectators do not shop")?;
+        let me = self.me.ok_or_else(|| self.lang.t("err.not_a_player"))?;
         let Some(shop) = self.shop.as_mut() else {
             return Ok(None);
         };
@@ -2252,7 +2347,7 @@ impl Play {
                 let ships = shop.counts.clone();
                 return self
                     .submit(Command::Buy { seat: me, ships })
-                    .map(|_| Some("Fleet bought.".to_string()));
+                    .map(|_| Some(self.lang.t("tui.fleet_bought")));
             }
             _ => {}
         }
@@ -2282,7 +2377,7 @@ impl Play {
                         .game
                         .check_ships_partial(me, &ships)
                         .map(|_| ())
-                        .map_err(|e| e.to_string()),
+                        .map_err(|e| words::rule_error(self.lang, &e)),
                 );
             }
             Source::Remote(remote) => {
@@ -2356,7 +2451,7 @@ impl Play {
     }
 
     fn placing_key(&mut self, key: KeyEvent) -> KeyResult {
-        let me = self.me.ok_or("spectators do not place ships")?;
+        let me = self.me.ok_or_else(|| self.lang.t("err.not_a_player"))?;
         let Some(placing) = self.placing.as_mut() else {
             return Ok(None);
         };
@@ -2389,7 +2484,7 @@ impl Play {
                     Source::Local(local) => {
                         match local.game.random_completion(me, &fixed, &mut local.rng) {
                             Ok(layout) => placing.placed = layout,
-                            Err(e) => return Err(e.to_string()),
+                            Err(e) => return Err(words::rule_error(self.lang, &e)),
                         }
                     }
                     Source::Remote(remote) => {
@@ -2398,16 +2493,13 @@ impl Play {
                     }
                 }
                 self.recheck();
-                return Ok(Some(
-                    "Fleet placed at random: Enter to confirm, Backspace to take a ship back."
-                        .into(),
-                ));
+                return Ok(Some(self.lang.t("tui.placed_at_random")));
             }
             KeyCode::Enter if complete => {
                 let ships = placing.placed.clone();
                 return self
                     .submit(Command::Place { seat: me, ships })
-                    .map(|_| Some("Fleet ready.".to_string()));
+                    .map(|_| Some(self.lang.t("fleet_ready")));
             }
             KeyCode::Enter => match placing.check.clone() {
                 Some(Ok(())) => {
@@ -2419,8 +2511,10 @@ impl Play {
                         });
                     }
                 }
-                Some(Err(reason)) => return Err(format!("Cannot place here: {reason}")),
-                None => return Err("Still checking this position…".into()),
+                Some(Err(reason)) => {
+                    return Err(self.lang.fill("tui.cannot_place", &[("reason", &reason)]))
+                }
+                None => return Err(self.lang.t("checking")),
             },
             _ => return Ok(None),
         }
@@ -2449,7 +2543,7 @@ impl Play {
                         self.target = pick.back_to;
                         self.cursor = self.clamp(self.target, self.cursor);
                     }
-                    Ok(Some("The reserve is not used.".into()))
+                    Ok(Some(self.lang.t("tui.reserve_unused")))
                 }
                 _ => Ok(None),
             };
@@ -2491,7 +2585,7 @@ impl Play {
                 self.action = None;
                 self.picks.clear();
                 self.salvo_action = None;
-                Ok(Some("Cleared.".into()))
+                Ok(Some(self.lang.t("tui.cleared")))
             }
             _ => Ok(None),
         }
@@ -2501,21 +2595,13 @@ impl Play {
         let Some(view) = self.view.as_ref() else {
             return Ok(None);
         };
-        let ready: Vec<ActionKind> = [
-            ActionKind::Laser,
-            ActionKind::Scanner,
-            ActionKind::Nuke,
-            ActionKind::Reserve,
-            ActionKind::Wide,
-            ActionKind::Bombard,
-            ActionKind::Radar,
-        ]
-        .into_iter()
-        .filter(|k| view.abilities.get(k.id()).is_some_and(|a| a.ready))
-        .collect();
+        let ready: Vec<ActionKind> = ACTION_KINDS
+            .into_iter()
+            .filter(|k| view.abilities.get(k.id()).is_some_and(|a| a.ready))
+            .collect();
         if ready.is_empty() {
             self.action = None;
-            return Err("No ability or special is ready.".into());
+            return Err(self.lang.t("tui.nothing_ready"));
         }
         self.action = match self.action {
             None => Some(ready[0]),
@@ -2526,8 +2612,14 @@ impl Play {
                 .copied(),
         };
         Ok(Some(match self.action {
-            Some(kind) => format!("Enter uses the {}.", crate::words::action_name(kind.id())),
-            None => "Enter fires a shot.".to_string(),
+            Some(kind) => self.lang.fill(
+                "tui.enter_uses",
+                &[(
+                    "action",
+                    &words::action_name(self.lang, kind.id()).to_lowercase(),
+                )],
+            ),
+            None => self.lang.t("tui.enter_fires"),
         }))
     }
 
@@ -2568,11 +2660,11 @@ impl Play {
         };
         match view.phase {
             Phase::Battle => {}
-            Phase::Finished => return Err("The game is over. q leaves.".into()),
+            Phase::Finished => return Err(self.lang.t("tui.game_over_leave")),
             _ => return Ok(None),
         }
         if !view.to_move.contains(&me) {
-            return Err("Not your turn.".into());
+            return Err(self.lang.t("err.not_your_turn"));
         }
         let target = Target {
             board: self.target,
@@ -2592,17 +2684,18 @@ impl Play {
             });
             self.target = me;
             self.cursor = self.clamp(me, self.cursor);
-            return Ok(Some(format!(
-                "Reserve: Enter marks {RESERVE_FIGHTERS} empty cells of your waters; r lets chance choose; Esc cancels."
-            )));
+            return Ok(Some(
+                self.lang
+                    .fill("tui.reserve_choose", &[("n", &RESERVE_FIGHTERS)]),
+            ));
         }
         if view.salvo_round {
             if let Some(kind) = self.action.take() {
                 self.salvo_action = Some(self.build_action(kind, true));
-                return Ok(Some(format!(
-                    "The {} replaces the shots on this opponent. x sends the salvo.",
-                    crate::words::action_name(kind.id())
-                )));
+                let action = words::action_name(self.lang, kind.id()).to_lowercase();
+                return Ok(Some(
+                    self.lang.fill("tui.replaces_shots", &[("action", &action)]),
+                ));
             }
             return Ok(Some(self.toggle_pick(target)));
         }
@@ -2636,9 +2729,9 @@ impl Play {
             let cells = pick.cells.clone();
             return self.finish_reserve(Some(cells));
         }
-        Ok(Some(format!(
-            "{} of {RESERVE_FIGHTERS} fighter cells marked; x sends them, r lets chance choose.",
-            pick.cells.len()
+        Ok(Some(self.lang.fill(
+            "tui.fighters_marked",
+            &[("k", &pick.cells.len()), ("n", &RESERVE_FIGHTERS)],
         )))
     }
 
@@ -2655,8 +2748,9 @@ impl Play {
         };
         if pick.salvo {
             self.salvo_action = Some(action);
+            let action = words::action_name(self.lang, ActionKind::Reserve.id()).to_lowercase();
             return Ok(Some(
-                "The reserve replaces the shots on this opponent. x sends the salvo.".into(),
+                self.lang.fill("tui.replaces_shots", &[("action", &action)]),
             ));
         }
         self.submit(Command::Ability { seat: me, action })
@@ -2668,7 +2762,8 @@ impl Play {
         } else {
             self.picks.push(target);
         }
-        format!("{} cells chosen; x sends them.", self.picks.len())
+        self.lang
+            .plural("tui.cells_chosen", self.picks.len() as u64, &[])
     }
 
     /// Sends the chosen cells as a salvo or a hard-rule volley.
@@ -2677,7 +2772,7 @@ impl Play {
             return Ok(None);
         };
         if !view.to_move.contains(&me) {
-            return Err("Not your turn.".into());
+            return Err(self.lang.t("err.not_your_turn"));
         }
         let command = if view.salvo_round {
             Command::Salvo {
@@ -2691,7 +2786,7 @@ impl Play {
                 cells: self.picks.iter().map(|t| t.at).collect(),
             }
         } else {
-            return Err("x sends a salvo or a volley; here Enter fires.".into());
+            return Err(self.lang.t("tui.x_not_here"));
         };
         let sent = self.submit(command);
         if sent.is_ok() {

@@ -3,15 +3,21 @@
 //! would (the same `update` the terminal loop calls).
 
 use broadside_engine::{Phase, Preset};
-use broadside_tui::{App, Config, Field, Msg, Screen};
+use broadside_tui::{App, Config, Field, Lang, Msg, Screen};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 
 fn app() -> App {
+    app_in(Lang::En)
+}
+
+/// A new client speaking `lang`.
+fn app_in(lang: Lang) -> App {
     App::new(
         Config {
             seed: Some(42),
+            lang,
             ..Config::default()
         },
         None,
@@ -111,6 +117,11 @@ fn place_random(app: &mut App) {
 /// A game built with the engine alone, in battle with seat 0 to move: the
 /// screens drawn from it depend on the rules engine, never on a bot's choices.
 fn battle(preset: Preset, seats: usize, options: broadside_engine::Options) -> App {
+    battle_in(Lang::En, preset, seats, options)
+}
+
+/// [`battle`] in another language.
+fn battle_in(lang: Lang, preset: Preset, seats: usize, options: broadside_engine::Options) -> App {
     use broadside_engine::{Command, Game, Options, Setup};
     let options = Options {
         first: Some(0),
@@ -146,6 +157,7 @@ fn battle(preset: Preset, seats: usize, options: broadside_engine::Options) -> A
     App::offline(
         Config {
             seed: Some(42),
+            lang,
             ..Config::default()
         },
         game,
@@ -555,7 +567,7 @@ fn italia_specials_are_used_with_a() {
         .as_ref()
         .map(|p| p.log.join("\n"))
         .unwrap_or_default();
-    assert!(log.contains("You use the wide-range shot"), "{log}");
+    assert!(log.contains("You use the wide shot"), "{log}");
 }
 
 #[test]
@@ -751,7 +763,7 @@ fn space_abilities_are_used_when_ready() {
     typ(&mut app, "o");
     let text = screen(&app, 80, 24);
     assert!(
-        text.contains(">laser") && text.contains("laser from the bottom (o)"),
+        text.contains(">Laser") && text.contains("laser from the bottom (o)"),
         "{text}"
     );
     press(&mut app, KeyCode::Enter);
@@ -1020,7 +1032,7 @@ fn quick_match_waits_counts_offers_a_bot_and_cancels() {
         "{offered}"
     );
     assert!(offered.contains("b play the bot"), "{offered}");
-    assert!(!offered.contains("a bot is offered after"), "{offered}");
+    assert!(!offered.contains("a bot is offered in"), "{offered}");
     press(&mut app, KeyCode::Char('b'));
     assert_eq!(next_sent(&sent), serde_json::json!({"type": "accept_bot"}));
 
@@ -1203,7 +1215,7 @@ fn leaderboard_lists_ratings_and_switches_presets() {
         &mut app,
         serde_json::json!({"type": "leaderboard", "preset": "shared", "players": []}),
     );
-    assert!(screen(&app, 80, 24).contains("Nobody has a rating in shared yet"));
+    assert!(screen(&app, 80, 24).contains("Nobody is rated in Shared sea yet"));
     // Left twice: back past classic to the last preset.
     press(&mut app, KeyCode::Left);
     press(&mut app, KeyCode::Left);
@@ -1229,7 +1241,7 @@ fn my_games_offers_the_public_entries_below_the_games() {
     // Below the one game: New room, Quick match, Leaderboard.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Down);
-    assert!(screen(&app, 80, 24).contains("> Quick match (classic)"));
+    assert!(screen(&app, 80, 24).contains("> Quick match (Classic)"));
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.screen, Screen::Matching);
     assert_eq!(
@@ -1249,4 +1261,70 @@ fn my_games_offers_the_public_entries_below_the_games() {
     press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.screen, Screen::NewGame);
+}
+
+// ----- languages (issue 15 item 16) ---------------------------------------------------
+
+#[test]
+fn menu_screen_in_italian() {
+    let app = app_in(Lang::It);
+    let shown = screen(&app, 80, 24);
+    assert!(
+        shown.contains("Nuova partita") && shown.contains("Legenda"),
+        "{shown}"
+    );
+    insta::assert_snapshot!(shown);
+}
+
+#[test]
+fn battle_screen_in_european_portuguese_after_a_shot() {
+    let mut app = battle_in(Lang::PtPt, Preset::Classic, 2, Default::default());
+    typ(&mut app, ":E5");
+    press(&mut app, KeyCode::Enter);
+    let shown = screen(&app, 80, 24);
+    assert!(
+        shown.contains("Disparas sobre E5 de Computador 1"),
+        "{shown}"
+    );
+    insta::assert_snapshot!(shown);
+}
+
+/// Every main screen in every language shows words, never a key of the
+/// catalogue standing in for a missing one.
+#[test]
+fn every_screen_speaks_every_language() {
+    for lang in Lang::ALL {
+        let mut shown = Vec::new();
+        let mut app = app_in(lang);
+        shown.push(screen(&app, 80, 24));
+        new_game(&mut app, Preset::Classic, 3);
+        shown.push(screen(&app, 80, 24));
+        start(&mut app);
+        settle(&mut app);
+        shown.push(screen(&app, 80, 24));
+        press(&mut app, KeyCode::Char(' '));
+        shown.push(screen(&app, 80, 24));
+        press(&mut app, KeyCode::Enter);
+        settle(&mut app);
+        shown.push(screen(&app, 80, 24));
+        typ(&mut app, "?");
+        shown.push(screen(&app, 80, 24));
+        typ(&mut app, "R");
+        press(&mut app, KeyCode::Char('s'));
+        shown.push(screen(&app, 80, 24));
+
+        let mut app = app_in(lang);
+        new_game(&mut app, Preset::Space, 2);
+        start(&mut app);
+        settle(&mut app);
+        shown.push(screen(&app, 80, 24));
+        for (preset, seats) in [(Preset::Space, 2), (Preset::Shared, 3), (Preset::Brasil, 2)] {
+            let mut app = battle_in(lang, preset, seats, Default::default());
+            typ(&mut app, "a");
+            shown.push(screen(&app, 80, 24));
+        }
+        for text in shown {
+            assert!(!text.contains("tui."), "{}:\n{text}", lang.id());
+        }
+    }
 }
