@@ -24,6 +24,11 @@ pub struct PlayArgs {
     /// seat later [default: broadside/token in the user's config directory].
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
+    /// The language of the terminal: pt-PT, pt-BR, es, it or en [default: the
+    /// locale's, from LC_ALL, LC_MESSAGES or LANG (pt_BR is pt-BR, any other pt
+    /// is pt-PT), else English].
+    #[arg(long, value_name = "LANG", value_parser = parse_lang)]
+    pub lang: Option<broadside_tui::Lang>,
     /// A fixed seed for new offline games (for reproducible games and tests).
     #[arg(long, value_name = "N", hide = true)]
     pub seed: Option<u64>,
@@ -44,9 +49,23 @@ pub fn run(args: PlayArgs) -> Result<()> {
         nickname: args.name.or_else(|| std::env::var("USER").ok()),
         seed: args.seed,
         token_file: args.token_file.or_else(default_token_file),
+        lang: args.lang.unwrap_or_else(|| {
+            broadside_tui::Lang::from_environment(|name| std::env::var(name).ok())
+        }),
     };
     broadside_tui::run(config)?;
     Ok(())
+}
+
+/// A language named by `--lang`.
+fn parse_lang(name: &str) -> Result<broadside_tui::Lang, String> {
+    broadside_tui::Lang::parse(name).ok_or_else(|| {
+        let known: Vec<&str> = broadside_tui::Lang::ALL.iter().map(|l| l.id()).collect();
+        format!(
+            "unknown language '{name}': choose one of {}",
+            known.join(", ")
+        )
+    })
 }
 
 /// `$XDG_CONFIG_HOME/broadside/token`, else `$HOME/.config/broadside/token`.

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use broadside_engine::{label, Cell, LetterAxis};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::{self, Message, WebSocket};
-use tui_support::{status, target_mark, temp_dir, Tmux};
+use tui_support::{quit, status, target_mark, temp_dir, Tmux};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -148,10 +148,11 @@ fn tui_plays_an_online_game_against_broadside_serve_to_the_end() {
     let lost = status(&screen).contains("Bot 1 won");
     assert!(won || lost, "{screen}");
 
-    // q leaves a finished game and ends the program cleanly.
+    // q leaves a finished game for the online start, and q there ends the
+    // program cleanly.
     tmux.keys(&["q"]);
-    let screen = tmux.wait_for("EXITED", WAIT);
-    assert!(screen.contains("EXITED 0"), "{screen}");
+    tmux.wait_for("Choose the game for your new room", WAIT);
+    quit(&tmux);
     drop(tmux);
     std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
 }
@@ -171,13 +172,19 @@ fn new_room_against_a_bot(name: &str, dir: &std::path::Path, address: &str) -> (
     (tmux, lobby)
 }
 
-/// Leaves a running game with q and y; the program ends cleanly.
+/// Leaves a running game with q and y: the question says the server keeps
+/// the game, and y goes back to the online start, where My games lists it
+/// (issue 15 item 15); q there ends the program cleanly.
 fn leave_running_game(tmux: Tmux) {
     tmux.keys(&["q"]);
-    tmux.wait_for("Leave this game?", WAIT);
+    tmux.wait_for_all(
+        &["Leave this game?", "The server keeps it", "My games"],
+        WAIT,
+    );
     tmux.keys(&["y"]);
-    let screen = tmux.wait_for("EXITED", WAIT);
-    assert!(screen.contains("EXITED 0"), "{screen}");
+    let screen = tmux.wait_for("Your unfinished games", WAIT);
+    assert!(!screen.contains("EXITED"), "{screen}");
+    quit(&tmux);
 }
 
 /// The host starts the game and places the fleet with "random".
@@ -243,10 +250,7 @@ fn tui_two_people_play_each_other_through_an_open_seat() {
         ),
     );
     guest.wait_for_all(
-        &[
-            "Waiting for the host to start the game.",
-            "Seat 2: Bea (you)",
-        ],
+        &["Waiting for the host to start…", "Seat 2: Bea (you)"],
         WAIT,
     );
     host.wait_for("Seat 2: Bea", WAIT);
@@ -370,7 +374,7 @@ fn tui_offers_unfinished_games_to_continue() {
     );
     let screen = tmux.wait_for("Your unfinished games", WAIT);
     assert!(
-        screen.contains(&format!("> {code} · classic · battle · vs bot (medium)")),
+        screen.contains(&format!("> {code} · Classic · In battle · vs Bot (Medium)")),
         "{screen}"
     );
     tmux.keys(&["Enter"]);
@@ -421,8 +425,8 @@ fn tui_two_clients_quick_match_each_other_and_play() {
     ana.keys(&["m"]);
     let waiting = ana.wait_for_all(
         &[
-            "Quick match · classic",
-            "Waiting for classic: 1 (you included)",
+            "Quick match · Classic",
+            "Waiting for Classic: 1 player — you",
         ],
         WAIT,
     );
@@ -430,7 +434,7 @@ fn tui_two_clients_quick_match_each_other_and_play() {
         waiting.contains("Time waited: 0:0") && waiting.contains("Esc: cancel"),
         "{waiting}"
     );
-    assert!(waiting.contains("a bot is offered after 20 s"), "{waiting}");
+    assert!(waiting.contains("a bot is offered in 20 s"), "{waiting}");
     bea.keys(&["m"]);
     // Paired: a rated game starts at once, with no lobby, for both.
     for (player, other) in [(&ana, "Bea"), (&bea, "Ana")] {
@@ -465,17 +469,17 @@ fn tui_lone_quick_match_cancels_then_accepts_the_bot_offer() {
     let tmux = online_client("quick-bot", "Ana", &dir, &address);
     // Waiting, then Esc: the server confirms and the start comes back.
     tmux.keys(&["m"]);
-    tmux.wait_for("Waiting for classic: 1", WAIT);
+    tmux.wait_for("Waiting for Classic: 1", WAIT);
     tmux.keys(&["Escape"]);
     let screen = tmux.wait_for("Quick match cancelled.", WAIT);
     assert!(screen.contains("[ Create room ]"), "{screen}");
     // Hasbro this time (the form's preset is the one matched); after the wait
     // a bot of about the person's strength is offered, and b takes it.
     tmux.keys(&["Left"]);
-    tmux.wait_for("< hasbro >", WAIT);
+    tmux.wait_for("< Hasbro >", WAIT);
     tmux.keys(&["m"]);
     let screen = tmux.wait_for("b: play a medium bot instead", WAIT);
-    assert!(screen.contains("Quick match · hasbro"), "{screen}");
+    assert!(screen.contains("Quick match · Hasbro"), "{screen}");
     tmux.keys(&["b"]);
     let screen = tmux.wait_for("Placement: ship 1 of 5", WAIT);
     assert!(
@@ -509,7 +513,7 @@ fn tui_leaderboard_shows_a_rated_result_and_ratings_beside_names() {
 
     let cai = online_client("leaderboard", "Cai", &dir, &address);
     cai.keys(&["l"]);
-    let board = cai.wait_for_all(&["Leaderboard · classic", "Ana", "Bea"], WAIT);
+    let board = cai.wait_for_all(&["Leaderboard · Classic", "Ana", "Bea"], WAIT);
     let row = |name: &str| -> Vec<String> {
         board
             .lines()
@@ -534,10 +538,10 @@ fn tui_leaderboard_shows_a_rated_result_and_ratings_beside_names() {
     assert!(rating(&winner) > rating(&loser), "{board}");
     assert_eq!(winner[3..], ["1", "1"], "one game, one win:\n{board}");
     assert_eq!(loser[3..], ["1", "0"], "one game, no win:\n{board}");
-    assert!(board.contains("? provisional"), "{board}");
+    assert!(board.contains("“?” marks a provisional rating"), "{board}");
     // Right: the next preset, where nobody has played yet; Esc goes back.
     cai.keys(&["Right"]);
-    cai.wait_for("Nobody has a rating in shared yet", WAIT);
+    cai.wait_for("Nobody is rated in Shared sea yet", WAIT);
     cai.keys(&["Escape"]);
     cai.wait_for("[ Create room ]", WAIT);
     drop(cai);
@@ -546,7 +550,7 @@ fn tui_leaderboard_shows_a_rated_result_and_ratings_beside_names() {
     std::fs::write(dir.join("ana-token"), &ana.token).expect("the token file is writable");
     let terminal = online_client("leaderboard", "Ana", &dir, &address);
     terminal.keys(&["m"]);
-    terminal.wait_for("Waiting for classic: 1", WAIT);
+    terminal.wait_for("Waiting for Classic: 1", WAIT);
     bea.send(json!({"type": "quick_match", "preset": "classic"}));
     bea.expect("room");
     let screen = terminal.wait_for("Placement: ship 1 of 10", WAIT);

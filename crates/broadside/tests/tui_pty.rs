@@ -6,7 +6,7 @@ mod tui_support;
 
 use std::time::Duration;
 
-use tui_support::{boards, status, target_mark, temp_dir, Tmux};
+use tui_support::{boards, quit, status, target_mark, temp_dir, Tmux};
 
 const WAIT: Duration = Duration::from_secs(20);
 
@@ -141,4 +141,67 @@ fn tui_resizes_cleanly() {
     assert!(screen.contains("EXITED 0"), "{screen}");
     drop(tmux);
     std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+/// Issue 15 item 16: `--lang it` speaks Italian from the start menu on, with
+/// the words of the web client's catalogue.
+#[test]
+fn tui_lang_it_shows_the_start_menu_in_italian() {
+    let dir = temp_dir("tui-lang-it");
+    let binary = env!("CARGO_BIN_EXE_broadside");
+    let tmux = Tmux::start("lang-it", &dir, &format!("'{binary}' play --lang it"));
+    let screen = tmux.wait_for_all(
+        &[
+            "Nuova partita",
+            "Carica partita",
+            "Esci",
+            "battaglie navali nel terminale",
+        ],
+        WAIT,
+    );
+    assert!(
+        screen.contains("n nuova partita") && !screen.contains("New game"),
+        "{screen}"
+    );
+    // The New Game form too: the rules by their Italian names.
+    tmux.keys(&["n"]);
+    tmux.wait_for_all(&["Broadside · Nuova partita", "Regole", "[ Inizia ]"], WAIT);
+    tmux.keys(&["Escape"]);
+    tmux.wait_for("Carica partita", WAIT);
+    quit(&tmux);
+    drop(tmux);
+    std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+/// Without `--lang` the locale decides: LANG=pt_BR.UTF-8 is Brazilian
+/// Portuguese ("Nova partida"), not the European "Novo jogo".
+#[test]
+fn tui_lang_pt_br_comes_from_the_locale() {
+    let dir = temp_dir("tui-lang-pt-br");
+    let binary = env!("CARGO_BIN_EXE_broadside");
+    let tmux = Tmux::start(
+        "lang-pt-br",
+        &dir,
+        &format!("LANG=pt_BR.UTF-8 '{binary}' play"),
+    );
+    let screen = tmux.wait_for_all(&["Nova partida", "Carregar partida", "Sair"], WAIT);
+    assert!(!screen.contains("Novo jogo"), "European words:\n{screen}");
+    quit(&tmux);
+    drop(tmux);
+    std::fs::remove_dir_all(&dir).expect("the temp dir can be removed");
+}
+
+/// An unknown `--lang` is refused with the list of languages.
+#[test]
+fn tui_lang_refuses_an_unknown_language() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_broadside"))
+        .args(["play", "--lang", "de"])
+        .output()
+        .expect("the binary runs");
+    assert!(!output.status.success());
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        error.contains("unknown language 'de'") && error.contains("pt-PT, pt-BR, es, it, en"),
+        "{error}"
+    );
 }

@@ -9,6 +9,7 @@
 //! filtered for it; online the server sends exactly the same view.
 
 mod app;
+mod i18n;
 mod net;
 mod ui;
 mod words;
@@ -23,6 +24,7 @@ pub use app::{
     App, Config, Field, Form, Leaderboard, Matching, Msg, Play, Prompt, PromptKind, Ranked,
     ReservePick, Screen, StartEntry, DEFAULT_SAVE, START_ENTRIES,
 };
+pub use i18n::Lang;
 pub use net::{endpoint, NetError, NetEvent};
 pub use ui::cell_style;
 pub use words::{Names, LEGEND};

@@ -10,6 +10,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget, Wrap};
 
 use crate::app::{App, Field, Form, Play, Screen, Source, StartEntry, MENU, START_ENTRIES};
+use crate::i18n::Lang;
 use crate::words::{self, action_name, LEGEND};
 
 /// Width of the side panel (legend, fleets, abilities).
@@ -38,9 +39,10 @@ pub fn cell_style(ch: char) -> Style {
 
 impl Widget for &App {
     fn render(self, area: Rect, buf: &mut Buffer) {
+        let lang = self.lang();
         Clear.render(area, buf);
         if area.width < 20 || area.height < 8 {
-            Paragraph::new("Broadside needs a larger terminal.").render(area, buf);
+            Paragraph::new(lang.t("tui.too_small")).render(area, buf);
             return;
         }
         let [top, body, notice_line, help] = Layout::vertical([
@@ -50,56 +52,56 @@ impl Widget for &App {
             Constraint::Length(1),
         ])
         .areas(area);
+        let keys = |hints: &[&str]| fit_keys(lang, hints, area.width);
         let (title, keys) = match self.screen {
             Screen::Menu => {
                 draw_menu(self, body, buf);
                 (
-                    "Broadside".to_string(),
-                    fit_keys(
-                        vec!["↑↓ choose", "Enter select", "n new game", "l load"],
-                        area.width,
-                    ),
+                    lang.t("app_name"),
+                    keys(&[
+                        "tui.hint.choose",
+                        "tui.hint.select",
+                        "tui.hint.new_game",
+                        "tui.hint.load",
+                    ]),
                 )
             }
             Screen::NewGame => {
-                draw_form(&self.form, self.online(), body, buf);
-                (
-                    if self.online() {
-                        "Broadside · new online room"
-                    } else {
-                        "Broadside · new game"
-                    }
-                    .to_string(),
-                    fit_keys(
-                        if self.online() {
-                            vec![
-                                "↑↓ field",
-                                "←→ change",
-                                "Enter start",
-                                words::KEY_QUICK_MATCH,
-                                words::KEY_LEADERBOARD,
-                            ]
-                        } else {
-                            vec!["↑↓ field", "←→ change", "Enter start", "Esc back"]
-                        },
-                        area.width,
-                    ),
-                )
+                draw_form(&self.form, self.online(), lang, body, buf);
+                if self.online() {
+                    (
+                        titled(lang, "tui.new_online_room"),
+                        keys(&[
+                            "tui.hint.field",
+                            "tui.hint.change",
+                            "tui.hint.start",
+                            "tui.hint.quick_match",
+                            "tui.hint.leaderboard",
+                        ]),
+                    )
+                } else {
+                    (
+                        titled(lang, "tui.new_game"),
+                        keys(&[
+                            "tui.hint.field",
+                            "tui.hint.change",
+                            "tui.hint.start",
+                            "tui.hint.back",
+                        ]),
+                    )
+                }
             }
             Screen::MyGames => {
                 draw_my_games(self, body, buf);
                 (
-                    "Broadside · my games".to_string(),
-                    fit_keys(
-                        vec![
-                            "↑↓ choose",
-                            "Enter select",
-                            words::KEY_QUICK_MATCH,
-                            words::KEY_LEADERBOARD,
-                            "n new room",
-                        ],
-                        area.width,
-                    ),
+                    titled(lang, "my_games"),
+                    keys(&[
+                        "tui.hint.choose",
+                        "tui.hint.select",
+                        "tui.hint.quick_match",
+                        "tui.hint.leaderboard",
+                        "tui.hint.new_room",
+                    ]),
                 )
             }
             Screen::Matching => {
@@ -108,30 +110,25 @@ impl Widget for &App {
                     .matching
                     .as_ref()
                     .is_some_and(|m| m.bot_offer.is_some());
-                let mut keys = vec![words::KEY_CANCEL];
-                if offer {
-                    keys.push(words::KEY_BOT);
-                }
-                (
-                    words::QUICK_MATCH_TITLE.to_string(),
-                    fit_keys(keys, area.width),
-                )
+                let hints: &[&str] = if offer {
+                    &["tui.hint.cancel", "tui.hint.bot"]
+                } else {
+                    &["tui.hint.cancel"]
+                };
+                (titled(lang, "tui.quick_match"), keys(hints))
             }
             Screen::Leaderboard => {
                 draw_leaderboard(self, body, buf);
                 (
-                    words::LEADERBOARD_TITLE.to_string(),
-                    fit_keys(
-                        vec![words::KEY_PRESET, words::KEY_SCROLL, words::KEY_BACK],
-                        area.width,
-                    ),
+                    titled(lang, "leaderboard"),
+                    keys(&["tui.hint.preset", "tui.hint.scroll", "tui.hint.back"]),
                 )
             }
             Screen::Lobby => {
                 draw_lobby(self, body, buf);
                 (
-                    "Broadside · online room".to_string(),
-                    fit_keys(vec!["Enter start (host)"], area.width),
+                    titled(lang, "tui.online_room"),
+                    keys(&["tui.hint.host_start"]),
                 )
             }
             Screen::Play => match self.play.as_ref() {
@@ -141,6 +138,12 @@ impl Widget for &App {
                 }
                 None => (String::new(), String::new()),
             },
+        };
+        // A title too long for the screen gives up the program's name first.
+        let prefix = format!("{} · ", lang.t("app_name"));
+        let title = match title.strip_prefix(&prefix) {
+            Some(rest) if text_width(&title) + 1 > area.width as usize => rest.to_string(),
+            _ => title,
         };
         Paragraph::new(
             Line::from(format!(" {title}")).style(Style::new().fg(Color::Black).bg(Color::Cyan)),
@@ -158,9 +161,9 @@ impl Widget for &App {
         match &self.prompt {
             Some(prompt) => {
                 let text = if prompt.kind.is_question() {
-                    prompt.kind.question().to_string()
+                    prompt.kind.question(lang)
                 } else {
-                    format!("{}{}█", prompt.kind.question(), prompt.text)
+                    format!("{}{}█", prompt.kind.question(lang), prompt.text)
                 };
                 Paragraph::new(
                     Line::from(format!(" {text}"))
@@ -174,21 +177,27 @@ impl Widget for &App {
             }
         }
         if self.show_keys {
-            draw_keys(body, buf);
+            draw_keys(lang, &self.keys_scroll, body, buf);
         }
     }
 }
 
+/// "Broadside · <the screen>".
+fn titled(lang: Lang, key: &str) -> String {
+    format!("{} · {}", lang.t("app_name"), lang.t(key))
+}
+
 fn draw_menu(app: &App, area: Rect, buf: &mut Buffer) {
+    let lang = app.lang();
     let mut lines = vec![
         Line::from(""),
         Line::from("  ~ ~ ~  B R O A D S I D E  ~ ~ ~")
             .bold()
             .fg(Color::Cyan),
-        Line::from("  naval battles in the terminal").fg(Color::Gray),
+        Line::from(format!("  {}", lang.t("tui.tagline"))).fg(Color::Gray),
         Line::from(""),
     ];
-    for (i, entry) in MENU.iter().enumerate() {
+    for (i, entry) in MENU.iter().map(|&key| lang.t(key)).enumerate() {
         let line = if i == app.menu {
             Line::from(format!("  > {entry}")).style(Style::new().fg(Color::Black).bg(Color::White))
         } else {
@@ -197,44 +206,49 @@ fn draw_menu(app: &App, area: Rect, buf: &mut Buffer) {
         lines.push(line);
     }
     lines.push(Line::from(""));
-    lines.push(Line::from("  Legend").bold());
-    for pair in LEGEND.chunks(2) {
-        let mut spans = vec![Span::raw("  ")];
-        for &(ch, meaning) in pair {
-            spans.push(Span::styled(ch.to_string(), cell_style(ch)));
-            spans.push(Span::raw(format!(" {meaning:<14}")));
-        }
-        lines.push(Line::from(spans));
-    }
+    lines.push(Line::from(format!("  {}", lang.t("tui.legend"))).bold());
+    lines.extend(legend_lines(lang, "  ", 15));
     Paragraph::new(lines).render(area, buf);
 }
 
-/// A line about a preset in plain words.
-fn preset_words(form: &Form) -> &'static str {
-    use broadside_engine::Preset::*;
-    match form.preset {
-        Classic => "10×10, fleet 4,3,3,2,2,2,1,1,1,1; shoot again on a hit.",
-        Shared => "One common sea of 10×10 blocks; who owns a block is secret.",
-        Space => "20×10 star fields; buy a fleet in the shop; ships have abilities.",
-        Brasil => "15×15, 3 shots per turn; the seaplane is a V of 3 cells.",
-        Italia => "16×16, one shot per turn; wide shot, air bombardment, radar.",
-        Hasbro => "10×10, fleet 5,4,3,3,2; ships may touch.",
-    }
+/// The legend, two marks a row when every meaning fits `width` columns,
+/// else one a row.
+fn legend_lines(lang: Lang, indent: &str, width: usize) -> Vec<Line<'static>> {
+    let marks: Vec<(char, String)> = LEGEND.iter().map(|&(ch, key)| (ch, lang.t(key))).collect();
+    let narrow = marks.iter().all(|(_, m)| text_width(m) + 2 <= width);
+    marks
+        .chunks(if narrow { 2 } else { 1 })
+        .map(|pair| {
+            let mut spans = vec![Span::raw(indent.to_string())];
+            for (ch, meaning) in pair {
+                spans.push(Span::styled(ch.to_string(), cell_style(*ch)));
+                let pad = width.saturating_sub(2 + text_width(meaning));
+                spans.push(Span::raw(format!(" {meaning}{:pad$} ", "")));
+            }
+            Line::from(spans)
+        })
+        .collect()
 }
 
-fn draw_form(form: &Form, online: bool, area: Rect, buf: &mut Buffer) {
+fn draw_form(form: &Form, online: bool, lang: Lang, area: Rect, buf: &mut Buffer) {
     let mut lines = vec![Line::from("")];
-    for (i, field) in form.fields().into_iter().enumerate() {
-        let text = if field == Field::Start {
-            if online {
-                "  [ Create room ]".to_string()
-            } else {
-                "  [ Start ]".to_string()
-            }
-        } else if matches!(field, Field::QuickMatch | Field::Leaderboard) {
-            format!("  [ {} ]", Form::label(field))
+    let fields = form.fields();
+    // The labels' column: as wide as the widest label of the form.
+    let column = fields
+        .iter()
+        .map(|&field| text_width(&Form::label(field, lang)))
+        .max()
+        .unwrap_or(0)
+        + 2;
+    for (i, field) in fields.into_iter().enumerate() {
+        let text = if field == Field::Start && online {
+            format!("  [ {} ]", lang.t("tui.create_room"))
+        } else if matches!(field, Field::Start | Field::QuickMatch | Field::Leaderboard) {
+            format!("  [ {} ]", Form::label(field, lang))
         } else {
-            format!("  {:<22}< {} >", Form::label(field), form.value(field))
+            let label = Form::label(field, lang);
+            let pad = column.saturating_sub(text_width(&label));
+            format!("  {label}{:pad$}< {} >", "", form.value(field, lang))
         };
         let line = if i == form.selected {
             Line::from(text).style(Style::new().fg(Color::Black).bg(Color::White))
@@ -244,38 +258,48 @@ fn draw_form(form: &Form, online: bool, area: Rect, buf: &mut Buffer) {
         lines.push(line);
     }
     lines.push(Line::from(""));
-    lines.push(Line::from(format!("  {}", preset_words(form))).fg(Color::Gray));
-    lines.push(
-        Line::from(if online {
-            "  You take seat 1 and host the room; open seats wait for people."
+    let mut notes = vec![
+        lang.t(&format!("preset_blurb.{}", form.preset.id())),
+        lang.t(if online {
+            "tui.form.host_seats"
         } else {
-            "  You play seat 1; bots take the other seats."
-        })
-        .fg(Color::Gray),
-    );
+            "tui.form.bot_seats"
+        }),
+    ];
     if online {
-        lines.push(
-            Line::from(format!("  {}", words::quick_match_hint(form.preset.id()))).fg(Color::Gray),
-        );
+        let preset = words::preset_name(lang, form.preset.id());
+        notes.push(lang.fill("tui.quick_match_hint", &[("preset", &preset)]));
+    }
+    // Notes wrap under their indent rather than run off the screen.
+    let width = (area.width as usize).saturating_sub(3);
+    for note in notes {
+        for part in wrap(&note, width) {
+            lines.push(Line::from(format!("  {part}")).fg(Color::Gray));
+        }
     }
     Paragraph::new(lines).render(area, buf);
 }
 
 fn draw_my_games(app: &App, area: Rect, buf: &mut Buffer) {
+    let lang = app.lang();
     let mut lines = vec![
         Line::from(""),
-        Line::from("  Your unfinished games").bold(),
+        Line::from(format!("  {}", lang.t("tui.unfinished_heading"))).bold(),
         Line::from(""),
     ];
     for (i, game) in app.my_games.iter().enumerate() {
-        let turn = if game.your_turn { " · your turn" } else { "" };
+        let turn = if game.your_turn {
+            format!(" · {}", lang.t("your_turn_short"))
+        } else {
+            String::new()
+        };
+        let phase = words::phase_name(lang, &game.phase);
+        let versus = lang.fill("tui.versus", &[("names", &game.opponents)]);
         let line = Line::from(format!(
-            "  {} {} · {} · {} · vs {}{turn}",
+            "  {} {} · {} · {phase} · {versus}{turn}",
             if i == app.my_game { '>' } else { ' ' },
             game.code,
-            game.preset,
-            game.phase,
-            game.opponents
+            words::preset_name(lang, &game.preset),
         ));
         lines.push(if i == app.my_game {
             line.style(Style::new().fg(Color::Black).bg(Color::Cyan))
@@ -287,9 +311,13 @@ fn draw_my_games(app: &App, area: Rect, buf: &mut Buffer) {
     for (k, entry) in START_ENTRIES.iter().enumerate() {
         let chosen = app.my_game == app.my_games.len() + k;
         let text = match entry {
-            StartEntry::NewRoom => words::NEW_ROOM.to_string(),
-            StartEntry::QuickMatch => words::quick_match_entry(app.form.preset.id()),
-            StartEntry::Leaderboard => words::LEADERBOARD.to_string(),
+            StartEntry::NewRoom => lang.t("tui.new_room"),
+            StartEntry::QuickMatch => format!(
+                "{} ({})",
+                lang.t("tui.quick_match"),
+                words::preset_name(lang, app.form.preset.id())
+            ),
+            StartEntry::Leaderboard => lang.t("leaderboard"),
         };
         let line = Line::from(format!("  {} {text}", if chosen { '>' } else { ' ' }));
         lines.push(if chosen {
@@ -307,40 +335,50 @@ fn draw_matching(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(matching) = app.matching.as_ref() else {
         return;
     };
-    let preset = matching.preset.id();
+    let lang = app.lang();
+    let preset = words::preset_name(lang, matching.preset.id());
     let mut lines = vec![
         Line::from(""),
-        Line::from(format!("  {}", words::waiting_heading(preset))).bold(),
+        Line::from(format!("  {} · {preset}", lang.t("tui.quick_match"))).bold(),
         Line::from(""),
     ];
     match matching.waiting {
-        None => lines.push(Line::from(format!("  {}", words::ASKING))),
+        None => lines.push(Line::from(format!("  {}", lang.t("tui.asking")))),
         Some(waiting) => {
-            lines.push(Line::from(format!("  {}", words::LOOKING)));
+            lines.push(Line::from(format!("  {}", lang.t("matching_title"))));
+            let players = lang.plural("waiting_n", waiting, &[]);
             lines.push(Line::from(format!(
                 "  {}",
-                words::waiting_count(preset, waiting)
+                lang.fill(
+                    "tui.waiting_for",
+                    &[("preset", &preset), ("players", &players)]
+                )
             )));
         }
     }
+    let seconds = matching.since.elapsed().as_secs();
     lines.push(Line::from(format!(
-        "  {}",
-        words::waited(matching.since.elapsed().as_secs())
+        "  {}: {}:{:02}",
+        lang.t("matching_waited"),
+        seconds / 60,
+        seconds % 60
     )));
     lines.push(Line::from(""));
     match (&matching.bot_offer, matching.bot_offer_ms) {
-        (Some(level), _) => lines.push(
-            Line::from(format!("  {}", words::play_bot_instead(level)))
-                .bold()
-                .fg(Color::Yellow),
-        ),
+        (Some(level), _) => {
+            let level = words::level_name(lang, level).to_lowercase();
+            let offer = lang.fill("tui.play_bot_instead", &[("level", &level)]);
+            lines.push(Line::from(format!("  {offer}")).bold().fg(Color::Yellow))
+        }
         (None, Some(ms)) => {
-            lines.push(Line::from(format!("  {}", words::bot_after(ms / 1000))).fg(Color::Gray))
+            let time = format!("{} s", ms / 1000);
+            let when = lang.fill("bot_offer_in", &[("time", &time)]);
+            lines.push(Line::from(format!("  {when}")).fg(Color::Gray))
         }
         (None, None) => {}
     }
     lines.push(Line::from(""));
-    lines.push(Line::from(format!("  {}", words::ESC_CANCEL)));
+    lines.push(Line::from(format!("  {}", lang.t("tui.esc_cancel"))));
     Paragraph::new(lines).render(area, buf);
 }
 
@@ -350,7 +388,8 @@ fn draw_leaderboard(app: &App, area: Rect, buf: &mut Buffer) {
     let Some(board) = app.leaderboard.as_ref() else {
         return;
     };
-    let preset = board.preset.id();
+    let lang = app.lang();
+    let preset = words::preset_name(lang, board.preset.id());
     let mut tabs = vec![Span::raw("  ")];
     for p in broadside_engine::Preset::ALL {
         let style = if p == board.preset {
@@ -358,28 +397,52 @@ fn draw_leaderboard(app: &App, area: Rect, buf: &mut Buffer) {
         } else {
             Style::new().fg(Color::Gray)
         };
-        tabs.push(Span::styled(format!(" {} ", p.id()), style));
+        tabs.push(Span::styled(
+            format!(" {} ", words::preset_name(lang, p.id())),
+            style,
+        ));
         tabs.push(Span::raw(" "));
     }
     let mut lines = vec![
         Line::from(""),
-        Line::from(format!("  {}", words::leaderboard_heading(preset))).bold(),
+        Line::from(format!("  {} · {preset}", lang.t("leaderboard"))).bold(),
         Line::from(tabs),
         Line::from(""),
     ];
+    let columns = [
+        lang.t("lb_rank"),
+        lang.t("lb_player"),
+        lang.t("rating"),
+        lang.t("lb_games"),
+        lang.t("lb_wins"),
+    ];
+    // Each column as wide as its heading, and at least as wide as its numbers.
+    let widths: Vec<usize> = columns
+        .iter()
+        .zip([4, 24, 7, 5, 5])
+        .map(|(heading, least)| text_width(heading).max(least))
+        .collect();
     let row = |cells: [&str; 5]| {
-        format!(
-            "  {:>4}  {:<24}  {:>7}  {:>5}  {:>5}",
-            cells[0], cells[1], cells[2], cells[3], cells[4]
-        )
+        let mut text = String::from(" ");
+        for (i, (cell, &width)) in cells.iter().zip(&widths).enumerate() {
+            let pad = width.saturating_sub(text_width(cell));
+            // The player's name to the left, the numbers to the right.
+            if i == 1 {
+                text.push_str(&format!(" {cell}{:pad$} ", ""));
+            } else {
+                text.push_str(&format!(" {:pad$}{cell} ", ""));
+            }
+        }
+        text.trim_end().to_string()
     };
     match &board.players {
-        None => lines.push(Line::from(format!("  {}", words::ASKING))),
-        Some(players) if players.is_empty() => {
-            lines.push(Line::from(format!("  {}", words::nobody_rated(preset))))
-        }
+        None => lines.push(Line::from(format!("  {}", lang.t("tui.asking")))),
+        Some(players) if players.is_empty() => lines.push(Line::from(format!(
+            "  {}",
+            lang.fill("leaderboard_empty", &[("preset", &preset)])
+        ))),
         Some(players) => {
-            lines.push(Line::from(row(words::LEADERBOARD_COLUMNS)).bold());
+            lines.push(Line::from(row(columns.each_ref().map(String::as_str))).bold());
             // Room for the rows between the header and the footnote.
             let room = (area.height as usize).saturating_sub(lines.len() + 2);
             let first = board.scroll.min(players.len().saturating_sub(1));
@@ -398,7 +461,7 @@ fn draw_leaderboard(app: &App, area: Rect, buf: &mut Buffer) {
             }
             if players.iter().any(|p| p.provisional) {
                 lines.push(Line::from(""));
-                lines.push(Line::from(format!("  {}", words::PROVISIONAL)).fg(Color::Gray));
+                lines.push(Line::from(format!("  {}", lang.t("provisional_note"))).fg(Color::Gray));
             }
         }
     }
@@ -406,20 +469,25 @@ fn draw_leaderboard(app: &App, area: Rect, buf: &mut Buffer) {
 }
 
 fn draw_lobby(app: &App, area: Rect, buf: &mut Buffer) {
+    let lang = app.lang();
     let mut lines = vec![Line::from("")];
     let room = app.play.as_ref().and_then(|p| match &p.source {
         Source::Remote(remote) => remote.room.as_ref(),
         Source::Local(_) => None,
     });
     match room {
-        None => lines.push(Line::from("  Waiting for the server…")),
+        None => lines.push(Line::from(format!("  {}", lang.t("tui.waiting_server")))),
         Some(room) => {
             let code = room.get("code").and_then(|c| c.as_str()).unwrap_or("?");
             let preset = room.get("preset").and_then(|c| c.as_str()).unwrap_or("?");
-            lines.push(Line::from(format!("  Room {code} · {preset}")).bold());
+            let preset = words::preset_name(lang, preset);
+            let heading = lang.fill("tui.room", &[("code", &code), ("preset", &preset)]);
+            lines.push(Line::from(format!("  {heading}")).bold());
             if let Some(server) = &app.config.server {
                 let base = server.trim_end_matches('/').trim_end_matches("/ws");
-                lines.push(Line::from(format!("  Invite link: {base}/r/{code}")));
+                let link = format!("{base}/r/{code}");
+                let invite = lang.fill("tui.invite_link", &[("link", &link)]);
+                lines.push(Line::from(format!("  {invite}")));
             }
             lines.push(Line::from(""));
             let play = app.play.as_ref();
@@ -443,24 +511,28 @@ fn draw_lobby(app: &App, area: Rect, buf: &mut Buffer) {
                     .and_then(|p| p.ratings.get(i).cloned().flatten())
                     .map(|r| format!(" {r}"))
                     .unwrap_or_default();
-                lines.push(Line::from(format!(
-                    "  Seat {}: {name}{rating}{}{}",
-                    i + 1,
-                    if you { " (you)" } else { "" },
-                    if connected || seat.get("kind").and_then(|k| k.as_str()) == Some("bot") {
-                        ""
-                    } else {
-                        " – not here"
-                    }
-                )));
+                let you = if you {
+                    format!(" ({})", lang.t("you").to_lowercase())
+                } else {
+                    String::new()
+                };
+                let here = connected || seat.get("kind").and_then(|k| k.as_str()) == Some("bot");
+                let away = if here {
+                    String::new()
+                } else {
+                    format!(" – {}", lang.t("away"))
+                };
+                let seat = lang.fill("seat_n", &[("n", &(i + 1))]);
+                lines.push(Line::from(format!("  {seat}: {name}{rating}{you}{away}")));
             }
             lines.push(Line::from(""));
             let host = play.is_some_and(Play::is_host);
-            lines.push(Line::from(if host {
-                "  You are the host: Enter starts the game."
+            let next = if host {
+                lang.t("tui.you_host")
             } else {
-                "  Waiting for the host to start the game."
-            }));
+                lang.t("waiting_for_host")
+            };
+            lines.push(Line::from(format!("  {next}")));
         }
     }
     Paragraph::new(lines).render(area, buf);
@@ -468,198 +540,340 @@ fn draw_lobby(app: &App, area: Rect, buf: &mut Buffer) {
 
 /// The status line: phase, whose turn, round.
 fn status_text(play: &Play) -> String {
+    let lang = play.lang;
     let Some(view) = play.view.as_ref() else {
-        return "Broadside · waiting for the game".to_string();
+        return titled(lang, "tui.waiting_game");
     };
     let name = |seat: usize| {
         if Some(seat) == play.me {
-            "you".to_string()
+            lang.t("you").to_lowercase()
         } else {
             play.names
                 .get(seat)
                 .cloned()
-                .unwrap_or_else(|| format!("seat {}", seat + 1))
+                .unwrap_or_else(|| lang.fill("seat_n", &[("n", &(seat + 1))]))
         }
+    };
+    let names = |seats: &[usize]| {
+        let names: Vec<String> = seats.iter().map(|&s| name(s)).collect();
+        lang.list(&names)
     };
     let my_move = play.me.is_some_and(|me| view.to_move.contains(&me));
     let what = match view.phase {
-        Phase::Shop if my_move => "Shop: buy your fleet".to_string(),
+        Phase::Shop if my_move => lang.t("tui.status.shop"),
         Phase::Placement if my_move => match &play.placing {
-            Some(p) if p.placed.len() < p.fleet.len() => format!(
-                "Placement: ship {} of {} ({})",
-                p.placed.len() + 1,
-                p.fleet.len(),
-                ship_name(play, &p.fleet[p.placed.len()])
+            Some(p) if p.placed.len() < p.fleet.len() => lang.fill(
+                "tui.status.placing",
+                &[
+                    ("k", &(p.placed.len() + 1)),
+                    ("n", &p.fleet.len()),
+                    ("ship", &ship_name(play, &p.fleet[p.placed.len()])),
+                ],
             ),
-            _ => "Placement: fleet complete, Enter to confirm".to_string(),
+            _ => lang.t("tui.status.placed"),
         },
-        Phase::Shop | Phase::Placement => "Waiting for the other players".to_string(),
-        Phase::Battle if view.salvo_round => {
-            if my_move {
-                "Salvo round: aim at every opponent, x to send".to_string()
-            } else {
-                "Salvo sent: waiting for the others".to_string()
-            }
-        }
+        Phase::Shop | Phase::Placement => lang.t("tui.status.waiting_others"),
+        Phase::Battle if view.salvo_round => lang.t(if my_move {
+            "tui.status.salvo_aim"
+        } else {
+            "tui.status.salvo_sent"
+        }),
         Phase::Battle if my_move => {
-            let target = if view.mode == Mode::SharedSea {
-                "the sea".to_string()
+            if view.mode == Mode::SharedSea {
+                lang.t("tui.status.fire_at_sea")
             } else {
-                format!("{}'s sea", name(play.target))
-            };
-            format!("Your turn: fire at {target}")
-        }
-        Phase::Battle => {
-            let movers: Vec<String> = view.to_move.iter().map(|&s| name(s)).collect();
-            format!("{}'s turn", movers.join(", "))
-        }
-        Phase::Finished => match &view.winner {
-            _ if view.draw => "Game over: a draw".to_string(),
-            Some(w) if play.me.is_some_and(|me| w.contains(&me)) => {
-                "Game over: YOU WIN!".to_string()
+                lang.fill("tui.status.fire_at", &[("name", &name(play.target))])
             }
-            Some(w) => format!(
-                "Game over: {} won",
-                w.iter().map(|&s| name(s)).collect::<Vec<_>>().join(", ")
-            ),
-            None => "Game over".to_string(),
+        }
+        Phase::Battle => lang.fill("tui.status.turn_of", &[("names", &names(&view.to_move))]),
+        Phase::Finished => match &view.winner {
+            _ if view.draw => lang.t("tui.status.draw"),
+            Some(w) if play.me.is_some_and(|me| w.contains(&me)) => lang.t("tui.status.you_win"),
+            Some(w) => lang.fill("tui.status.won", &[("names", &names(w))]),
+            None => lang.t("tui.status.over"),
         },
     };
     let round = view
         .round
         .filter(|&r| r > 0)
-        .map(|r| format!(" · round {r}"))
+        .map(|r| format!(" · {}", lang.fill("tui.status.round", &[("n", &r)])))
         .unwrap_or_default();
     let clock = match &play.source {
         Source::Remote(remote) if view.phase != Phase::Finished => remote
             .deadline
             .map(|d| {
+                let left = d
+                    .saturating_duration_since(std::time::Instant::now())
+                    .as_secs();
                 format!(
-                    " · {} s left",
-                    d.saturating_duration_since(std::time::Instant::now())
-                        .as_secs()
+                    " · {}",
+                    lang.fill("tui.status.seconds_left", &[("n", &left)])
                 )
             })
             .unwrap_or_default(),
         _ => String::new(),
     };
-    format!("Broadside · {}{round} · {what}{clock}", view.preset.id())
+    format!(
+        "{} · {}{round} · {what}{clock}",
+        lang.t("app_name"),
+        words::preset_name(lang, view.preset.id())
+    )
 }
 
 fn ship_name(play: &Play, id: &str) -> String {
-    play.rules
-        .as_ref()
-        .and_then(|r| r.type_index(id).map(|t| r.catalogue[t].name.clone()))
-        .unwrap_or_else(|| id.to_string())
+    match play.rules.as_ref() {
+        Some(rules) => words::ship_name(play.lang, rules, id),
+        None => id.to_string(),
+    }
 }
 
 /// The keys of the moment; `single` says whether only one board fits.
 fn help_text(play: &Play, single: bool, width: u16) -> String {
     let Some(view) = play.view.as_ref() else {
-        return "q leave".to_string();
+        return play.lang.t("tui.hint.leave");
     };
     // The keys of the moment, most useful first; what does not fit the line is
     // left to the `?` overlay.
     let mut keys: Vec<&str> = Vec::new();
     if play.shop.is_some() {
         keys.extend([
-            "↑↓ ship",
-            "←→ count",
-            "d default fleet",
-            "Enter buy",
-            "c clear",
+            "tui.hint.ship",
+            "tui.hint.count",
+            "tui.hint.default_fleet",
+            "tui.hint.buy",
+            "tui.hint.clear",
         ]);
     } else if play.placing.is_some() {
         keys.extend([
-            "arrows move",
-            "r rotate",
-            "Enter place",
-            "space random",
-            "⌫ undo",
-            "s save",
+            "tui.hint.move",
+            "tui.hint.rotate",
+            "tui.hint.place",
+            "tui.hint.random",
+            "tui.hint.undo",
+            "tui.hint.save",
         ]);
     } else if play.reserve.is_some() {
         keys.extend([
-            "arrows choose",
-            "Enter mark",
-            "x send",
-            "r random",
-            "Esc cancel",
+            "tui.hint.choose_cells",
+            "tui.hint.mark",
+            "tui.hint.send",
+            "tui.hint.random_cells",
+            "tui.hint.cancel",
         ]);
     } else if view.phase == Phase::Battle {
-        keys.extend(["Enter fire", "arrows aim", ": label"]);
+        keys.extend(["tui.hint.fire", "tui.hint.aim", "tui.hint.label"]);
         if view.salvo_round || play.rules.as_ref().is_some_and(|r| r.per_volley()) {
-            keys.push("x send");
+            keys.push("tui.hint.send");
         }
         if !view.abilities.is_empty() {
-            keys.push("a ability");
+            keys.push("tui.hint.ability");
         }
         if play.target_boards().len() > 1 {
-            keys.push("Tab board");
+            keys.push("tui.hint.board");
         }
         if single {
-            keys.push("v view");
+            keys.push("tui.hint.view");
         }
         keys.push(if matches!(play.source, Source::Remote(_)) {
-            "c chat"
+            "tui.hint.chat"
         } else {
-            "s save"
+            "tui.hint.save"
         });
-        keys.push("R resign");
+        keys.push("tui.hint.resign");
     } else if view.phase == Phase::Finished {
         let again = if matches!(play.source, Source::Remote(_)) {
-            "n rematch"
+            "tui.hint.rematch"
         } else {
-            "n new game"
+            "tui.hint.new_game"
         };
-        keys.extend([again, "arrows look", "Tab board", "v view"]);
+        keys.extend([again, "tui.hint.look", "tui.hint.board", "tui.hint.view"]);
     }
-    fit_keys(keys, width)
+    fit_keys(play.lang, &keys, width)
 }
 
-/// Joins key hints, dropping the last ones until the line fits, and always
-/// ends with "? keys · q quit".
-fn fit_keys(mut keys: Vec<&str>, width: u16) -> String {
-    let tail = "? keys · q quit";
+/// Joins the key hints (catalogue keys), dropping the last ones until the
+/// line fits, and always ends with "? keys · q quit".
+fn fit_keys(lang: Lang, keys: &[&str], width: u16) -> String {
+    let tail = format!("{} · {}", lang.t("tui.hint.keys"), lang.t("tui.hint.quit"));
+    let mut hints: Vec<String> = keys.iter().map(|&key| lang.t(key)).collect();
     loop {
-        let mut line = keys.join(" · ");
+        let mut line = hints.join(" · ");
         if !line.is_empty() {
             line.push_str(" · ");
         }
-        line.push_str(tail);
-        if line.chars().count() + 2 <= width as usize || keys.is_empty() {
+        line.push_str(&tail);
+        if text_width(&line) + 2 <= width as usize || hints.is_empty() {
             return line;
         }
-        keys.pop();
+        hints.pop();
     }
 }
 
+/// One row of the `?` overlay; the texts are catalogue keys.
+enum Help {
+    /// A heading.
+    Section(&'static str),
+    /// A heading with its keys on the same row.
+    Inline(&'static str, &'static str),
+    /// Keys (the same in every language) and what they do.
+    Key(&'static str, &'static str),
+    /// Keys named in words ("arrows") and what they do.
+    Named(&'static str, &'static str),
+}
+
 /// Every key of the client, for the `?` overlay.
-const ALL_KEYS: [(&str, &str); 19] = [
-    ("Shop", "↑↓ ship, ←→ count, d default, Enter buy"),
-    ("Placement", ""),
-    ("arrows, r", "move, rotate the ship"),
-    ("Enter", "place it (green: legal, red: not)"),
-    ("space, ⌫", "random for the rest, take one back"),
-    ("Battle", ""),
-    ("arrows, Enter", "aim, fire"),
-    (": or t", "type a label such as B7 and fire"),
-    ("a", "next ability (reserve: mark 3 cells)"),
-    ("o", "laser end / bombard row or column"),
-    ("x", "send a salvo or a volley"),
-    ("Esc", "clear chosen cells and ability"),
-    ("Tab, v", "next target board, other board"),
-    ("R", "resign"),
-    ("Anywhere", ""),
-    ("s / c", "save (offline) / chat (online)"),
-    ("n", "after the end: new game (online: rematch)"),
-    ("q", "leave the game, quit"),
-    ("?", "this help; any key closes it"),
+const ALL_KEYS: [Help; 19] = [
+    Help::Inline("tui.help.shop", "tui.help.shop_keys"),
+    Help::Section("tui.help.placement"),
+    Help::Named("tui.help.keys.move", "tui.help.move"),
+    Help::Key("Enter", "tui.help.place"),
+    Help::Named("tui.help.keys.random", "tui.help.random"),
+    Help::Section("tui.help.battle"),
+    Help::Named("tui.help.keys.aim", "tui.help.aim"),
+    Help::Named("tui.help.keys.label", "tui.help.label"),
+    Help::Key("a", "tui.help.ability"),
+    Help::Key("o", "tui.help.orient"),
+    Help::Key("x", "tui.help.send"),
+    Help::Key("Esc", "tui.help.clear"),
+    Help::Key("Tab, v", "tui.help.boards"),
+    Help::Key("R", "tui.help.resign"),
+    Help::Section("tui.help.anywhere"),
+    Help::Key("s / c", "tui.help.save_chat"),
+    Help::Key("n", "tui.help.after_end"),
+    Help::Key("q", "tui.help.leave"),
+    Help::Key("?", "tui.help.help"),
 ];
 
-fn draw_keys(area: Rect, buf: &mut Buffer) {
-    let width = 58.min(area.width);
-    let height = (ALL_KEYS.len() as u16 + 2).min(area.height);
+/// A row of the `?` overlay in words.
+enum HelpRow {
+    Section(String),
+    Inline(String, String),
+    Key(String, String),
+}
+
+impl Help {
+    fn words(&self, lang: Lang) -> HelpRow {
+        match *self {
+            Help::Section(title) => HelpRow::Section(lang.t(title)),
+            Help::Inline(title, what) => HelpRow::Inline(lang.t(title), lang.t(what)),
+            Help::Key(keys, what) => HelpRow::Key(keys.to_string(), lang.t(what)),
+            Help::Named(keys, what) => HelpRow::Key(lang.t(keys), lang.t(what)),
+        }
+    }
+}
+
+/// The width of a text on screen.
+fn text_width(text: &str) -> usize {
+    Span::raw(text).width()
+}
+
+/// `text` cut into lines of at most `width` columns at spaces (a word longer
+/// than a line is cut where it must be).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(1);
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let mut word = word.to_string();
+        loop {
+            let needed = text_width(&line) + usize::from(!line.is_empty()) + text_width(&word);
+            if needed <= width {
+                if !line.is_empty() {
+                    line.push(' ');
+                }
+                line.push_str(&word);
+                break;
+            }
+            if !line.is_empty() {
+                lines.push(std::mem::take(&mut line));
+                continue;
+            }
+            // A word wider than the whole line.
+            let head: String = word.chars().take(width).collect();
+            word = word.chars().skip(width).collect();
+            lines.push(head);
+            if word.is_empty() {
+                break;
+            }
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// The `?` overlay: as wide as its longest row allows (no wider than the
+/// screen), descriptions wrapped under their own column when the screen is
+/// narrow, and scrolled with ↑↓ when it is too low.
+fn draw_keys(lang: Lang, scroll: &std::cell::Cell<usize>, area: Rect, buf: &mut Buffer) {
+    let rows: Vec<HelpRow> = ALL_KEYS.iter().map(|row| row.words(lang)).collect();
+    let key_column = rows
+        .iter()
+        .filter_map(|row| match row {
+            HelpRow::Key(keys, _) => Some(2 + text_width(keys) + 2),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let natural = rows
+        .iter()
+        .map(|row| match row {
+            HelpRow::Section(title) => text_width(title),
+            HelpRow::Inline(title, what) => text_width(title) + 1 + text_width(what),
+            HelpRow::Key(_, what) => key_column + text_width(what),
+        })
+        .max()
+        .unwrap_or(0);
+    // Two columns of border and one of air on the right.
+    let width = (natural as u16 + 3).min(area.width);
+    let inner = (width as usize).saturating_sub(3).max(1);
+    let heading = Style::new().bold().fg(Color::Cyan);
+    let mut lines: Vec<Line> = Vec::new();
+    for row in rows {
+        match row {
+            HelpRow::Section(title) => lines.push(Line::from(title).style(heading)),
+            HelpRow::Inline(title, what) => {
+                let indent = text_width(&title) + 1;
+                for (i, part) in wrap(&what, inner.saturating_sub(indent))
+                    .into_iter()
+                    .enumerate()
+                {
+                    lines.push(if i == 0 {
+                        Line::from(vec![
+                            Span::styled(format!("{title} "), heading),
+                            Span::raw(part),
+                        ])
+                    } else {
+                        Line::from(format!("{:indent$}{part}", ""))
+                    });
+                }
+            }
+            HelpRow::Key(keys, what) => {
+                let column = key_column.min(inner / 2);
+                for (i, part) in wrap(&what, inner.saturating_sub(column))
+                    .into_iter()
+                    .enumerate()
+                {
+                    let keys = if i == 0 { keys.as_str() } else { "" };
+                    let pad = column.saturating_sub(2 + text_width(keys));
+                    lines.push(Line::from(format!("  {keys}{:pad$}{part}", "")));
+                }
+            }
+        }
+    }
+    let height = (lines.len() as u16 + 2).min(area.height);
+    let visible = (height as usize).saturating_sub(2);
+    scroll.set(scroll.get().min(lines.len().saturating_sub(visible)));
+    let title = if lines.len() > visible {
+        format!(
+            " {} · {} ",
+            lang.t("tui.help.title"),
+            lang.t("tui.hint.scroll")
+        )
+    } else {
+        format!(" {} ", lang.t("tui.help.title"))
+    };
     let rect = Rect::new(
         area.x + (area.width - width) / 2,
         area.y + (area.height - height) / 2,
@@ -667,23 +881,9 @@ fn draw_keys(area: Rect, buf: &mut Buffer) {
         height,
     );
     Clear.render(rect, buf);
-    let lines: Vec<Line> = ALL_KEYS
-        .iter()
-        .map(|&(key, what)| {
-            if what.is_empty() {
-                Line::from(key).bold().fg(Color::Cyan)
-            } else if key == "Shop" {
-                Line::from(vec![
-                    Span::styled("Shop ", Style::new().bold().fg(Color::Cyan)),
-                    Span::raw(what),
-                ])
-            } else {
-                Line::from(format!("  {key:<15}{what}"))
-            }
-        })
-        .collect();
-    Paragraph::new(lines)
-        .block(Block::bordered().title(" Keys "))
+    let shown: Vec<Line> = lines.into_iter().skip(scroll.get()).take(visible).collect();
+    Paragraph::new(shown)
+        .block(Block::bordered().title(title))
         .render(rect, buf);
 }
 
@@ -692,6 +892,9 @@ struct BoardSpec<'a> {
     title: String,
     board: &'a BoardView,
     axis: LetterAxis,
+    /// The cell the view scrolls to when the board does not fit.
+    focus: Cell,
+    /// The cell drawn in reverse video: the aim in battle.
     cursor: Option<Cell>,
     /// Cells drawn with a special style over the view (placement, picks, previews).
     overlays: Vec<(Cell, char, Style)>,
@@ -740,7 +943,7 @@ fn window(total: u16, visible: u16, focus: u16) -> u16 {
     }
 }
 
-fn draw_board(spec: &BoardSpec, cell_width: u16, area: Rect, buf: &mut Buffer) {
+fn draw_board(spec: &BoardSpec, cell_width: u16, lang: Lang, area: Rect, buf: &mut Buffer) {
     let size = board_dims(spec.board);
     let labels = label_width(size, spec.axis);
     let headers = header_lines(size, spec.axis, cell_width);
@@ -749,7 +952,7 @@ fn draw_board(spec: &BoardSpec, cell_width: u16, area: Rect, buf: &mut Buffer) {
     if visible_cols == 0 || visible_rows == 0 {
         return;
     }
-    let focus = spec.cursor.unwrap_or(Cell::new(0, 0));
+    let focus = spec.focus;
     let first_col = window(size.cols, visible_cols, focus.col);
     let first_row = window(size.rows, visible_rows, focus.row);
     let title_style = if spec.active {
@@ -759,7 +962,7 @@ fn draw_board(spec: &BoardSpec, cell_width: u16, area: Rect, buf: &mut Buffer) {
     };
     let mut title = spec.title.clone();
     if visible_cols < size.cols || visible_rows < size.rows {
-        title.push_str(" (scrolls)");
+        title.push_str(&format!(" ({})", lang.t("tui.scrolls")));
     }
     buf.set_stringn(area.x, area.y, &title, area.width as usize, title_style);
     let label_style = Style::new().fg(Color::Gray);
@@ -821,8 +1024,9 @@ fn draw_board(spec: &BoardSpec, cell_width: u16, area: Rect, buf: &mut Buffer) {
 
 /// Draws a game; returns whether only one board fitted.
 fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
+    let lang = play.lang;
     let Some(view) = play.view.as_ref() else {
-        Paragraph::new("  Waiting for the game…").render(area, buf);
+        Paragraph::new(format!("  {}", lang.t("tui.waiting_game"))).render(area, buf);
         return false;
     };
     if let Some(shop) = &play.shop {
@@ -837,7 +1041,7 @@ fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
         play.names
             .get(seat)
             .cloned()
-            .unwrap_or_else(|| format!("Seat {}", seat + 1))
+            .unwrap_or_else(|| lang.fill("seat_n", &[("n", &(seat + 1))]))
     };
     let mut specs: Vec<BoardSpec> = Vec::new();
     if let Some(placing) = &play.placing {
@@ -853,21 +1057,22 @@ fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
         } else {
             Style::new().fg(Color::Black).bg(Color::Red)
         };
+        // The moving ship is the cursor of placement: its own cells, lit green
+        // or red. Its anchor is no cell of its own (a rotated seaplane's corner
+        // is water), and once the fleet is complete nothing moves, so nothing
+        // else is marked.
+        let style = style.add_modifier(Modifier::BOLD);
         overlays.extend(play.moving_cells().into_iter().map(|c| (c, '*', style)));
         specs.push(BoardSpec {
-            title: "Your waters".to_string(),
+            title: lang.t("your_waters"),
             board,
             axis,
+            // Scroll the view to the moving ship.
+            focus: placing.at,
             cursor: None,
             overlays,
             active: true,
         });
-        // Scroll the view to the moving ship.
-        if let Some(spec) = specs.last_mut() {
-            spec.cursor = Some(placing.at);
-            spec.overlays
-                .push((placing.at, '*', style.add_modifier(Modifier::BOLD)));
-        }
     } else {
         let target = play.target.min(view.boards.len().saturating_sub(1));
         // In the shared sea, the own team's blocks are shaded: they are no target.
@@ -914,16 +1119,17 @@ fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
             }
         }
         let target_title = match view.mode {
-            Mode::SharedSea => "The sea".to_string(),
-            _ if Some(target) == own => "Your waters".to_string(),
-            _ => format!("{}'s waters", name_of(target)),
+            Mode::SharedSea => lang.t("shared_sea"),
+            _ if Some(target) == own => lang.t("your_waters"),
+            _ => lang.fill("board_of", &[("name", &name_of(target))]),
         };
         if let Some(me) = own {
             if target != me {
                 specs.push(BoardSpec {
-                    title: "Your waters".to_string(),
+                    title: lang.t("your_waters"),
                     board: &view.boards[me],
                     axis,
+                    focus: Cell::new(0, 0),
                     cursor: None,
                     overlays: Vec::new(),
                     active: false,
@@ -934,6 +1140,7 @@ fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
             title: target_title,
             board: &view.boards[target],
             axis,
+            focus: play.cursor,
             cursor: Some(play.cursor),
             overlays,
             active: true,
@@ -993,7 +1200,7 @@ fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
             width.saturating_sub(1),
             boards_area.height,
         );
-        draw_board(spec, cell_width, rect, buf);
+        draw_board(spec, cell_width, lang, rect, buf);
         x += width;
     }
     draw_log(play, log_area, buf);
@@ -1009,7 +1216,7 @@ fn draw_log(play: &Play, area: Rect, buf: &mut Buffer) {
     }
     let block = Block::new()
         .borders(Borders::TOP)
-        .title(" Log ")
+        .title(format!(" {} ", play.lang.t("tab_log")))
         .border_style(Style::new().fg(Color::DarkGray));
     let inner = block.inner(area);
     block.render(area, buf);
@@ -1031,24 +1238,18 @@ fn draw_panel(play: &Play, area: Rect, buf: &mut Buffer) {
         .border_style(Style::new().fg(Color::DarkGray));
     let inner = block.inner(area);
     block.render(area, buf);
-    let mut lines: Vec<Line> = vec![Line::from("Legend").bold()];
-    for pair in LEGEND.chunks(2) {
-        let mut spans = Vec::new();
-        for &(ch, meaning) in pair {
-            spans.push(Span::styled(ch.to_string(), cell_style(ch)));
-            spans.push(Span::raw(format!(" {meaning:<10} ")));
-        }
-        lines.push(Line::from(spans));
-    }
-    lines.push(Line::from("Fleets (afloat/total)").bold());
+    let lang = play.lang;
+    let mut lines: Vec<Line> = vec![Line::from(lang.t("tui.legend")).bold()];
+    lines.extend(legend_lines(lang, "", 12));
+    lines.push(Line::from(lang.t("tui.panel.fleets")).bold());
     for seat in &view.seats {
         let name = if Some(seat.seat) == play.me {
-            "You".to_string()
+            lang.t("you")
         } else {
             play.names
                 .get(seat.seat)
                 .cloned()
-                .unwrap_or_else(|| format!("Seat {}", seat.seat + 1))
+                .unwrap_or_else(|| lang.fill("seat_n", &[("n", &(seat.seat + 1))]))
         };
         let style = if !seat.alive {
             Style::new().fg(Color::DarkGray)
@@ -1074,7 +1275,7 @@ fn draw_panel(play: &Play, area: Rect, buf: &mut Buffer) {
         );
     }
     if let Some(placing) = &play.placing {
-        lines.push(Line::from("To place").bold());
+        lines.push(Line::from(lang.t("tui.panel.to_place")).bold());
         for (i, id) in placing.fleet.iter().enumerate() {
             if i >= placing.placed.len() {
                 let marker = if i == placing.placed.len() { ">" } else { " " };
@@ -1085,23 +1286,24 @@ fn draw_panel(play: &Play, area: Rect, buf: &mut Buffer) {
             lines.push(Line::from(reason.clone()).fg(Color::LightRed));
         }
     } else if !view.abilities.is_empty() {
-        lines.push(Line::from("Abilities (a)").bold());
+        lines.push(Line::from(lang.t("tui.panel.abilities")).bold());
         for (id, ability) in &view.abilities {
             let uses = ability
                 .uses_left
                 .map(|n| format!(" ×{n}"))
                 .unwrap_or_default();
             let state = if ability.ready {
-                "ready".to_string()
+                lang.t("ability_ready")
             } else {
-                format!("rd {}", ability.next_round)
+                lang.fill("tui.panel.from_round", &[("n", &ability.next_round)])
             };
             let chosen = play.action.is_some_and(|k| k.id() == id);
-            let text = format!(
-                "{}{:<16}{state}{uses}",
-                if chosen { ">" } else { " " },
-                action_name(id)
-            );
+            // The name in a column of 16, shortened when the state needs the room.
+            let state = format!("{state}{uses}");
+            let room = (inner.width as usize).saturating_sub(1 + text_width(&state) + 1);
+            let name = truncate(&action_name(lang, id), room.min(15));
+            let pad = 16usize.min(room + 1).saturating_sub(text_width(&name));
+            let text = format!("{}{name}{:pad$}{state}", if chosen { ">" } else { " " }, "");
             let style = if ability.ready {
                 Style::new().fg(Color::Green)
             } else {
@@ -1111,21 +1313,17 @@ fn draw_panel(play: &Play, area: Rect, buf: &mut Buffer) {
         }
         if play.action == Some(ActionKind::Laser) || play.action == Some(ActionKind::Bombard) {
             let what = if play.action == Some(ActionKind::Laser) {
-                format!(
-                    "laser from the {} (o)",
-                    if play.laser_end == broadside_engine::End::Top {
-                        "top"
-                    } else {
-                        "bottom"
-                    }
-                )
+                if play.laser_end == broadside_engine::End::Top {
+                    "tui.panel.laser_top"
+                } else {
+                    "tui.panel.laser_bottom"
+                }
+            } else if play.bombard_column {
+                "tui.panel.bombard_column"
             } else {
-                format!(
-                    "bombard a {} (o)",
-                    if play.bombard_column { "column" } else { "row" }
-                )
+                "tui.panel.bombard_row"
             };
-            lines.push(Line::from(what));
+            lines.push(Line::from(lang.t(what)));
         }
     }
     if view.salvo_round && play.me.is_some_and(|me| view.to_move.contains(&me)) {
@@ -1138,17 +1336,18 @@ fn draw_panel(play: &Play, area: Rect, buf: &mut Buffer) {
                 .count() as u32;
             let per = rules.shots_per_opponent;
             lines.push(Line::from(match rules.salvo {
-                broadside_engine::SalvoMode::Spread => format!("Salvo: {per} on each opponent"),
+                broadside_engine::SalvoMode::Spread => {
+                    lang.fill("tui.panel.salvo_spread", &[("n", &per)])
+                }
                 broadside_engine::SalvoMode::Focus => {
-                    format!("Salvo: {} on one opponent", per * opponents)
+                    lang.fill("tui.panel.salvo_focus", &[("n", &(per * opponents))])
                 }
             }));
         }
     }
     if !play.picks.is_empty() {
-        lines.push(
-            Line::from(format!("Chosen: {} cells (x sends)", play.picks.len())).fg(Color::Yellow),
-        );
+        let chosen = lang.plural("tui.panel.chosen", play.picks.len() as u64, &[]);
+        lines.push(Line::from(chosen).fg(Color::Yellow));
     }
     if let Some(rules) = &play.rules {
         let cursor_label = broadside_engine::label(rules.letter_axis, play.cursor);
@@ -1158,19 +1357,21 @@ fn draw_panel(play: &Play, area: Rect, buf: &mut Buffer) {
                 .get(play.target)
                 .map(|b| b.at(play.cursor))
                 .unwrap_or(' ');
-            let open = if ch == '~' || ch == '!' {
-                "open"
+            let key = if ch == '~' || ch == '!' {
+                "tui.panel.cursor_open"
             } else {
-                "known"
+                "tui.panel.cursor_known"
             };
-            lines.push(Line::from(format!("Cursor {cursor_label} ({open})")));
+            lines.push(Line::from(lang.fill(key, &[("cell", &cursor_label)])));
         }
         for (origin, size) in own_blocks(play) {
             let last = Cell::new(origin.col + size.cols - 1, origin.row + size.rows - 1);
-            lines.push(Line::from(format!(
-                "Own waters {}–{} (shaded)",
-                broadside_engine::label(rules.letter_axis, origin),
-                broadside_engine::label(rules.letter_axis, last)
+            lines.push(Line::from(lang.fill(
+                "tui.panel.own_waters",
+                &[
+                    ("from", &broadside_engine::label(rules.letter_axis, origin)),
+                    ("to", &broadside_engine::label(rules.letter_axis, last)),
+                ],
             )));
         }
     }
@@ -1206,30 +1407,56 @@ fn draw_shop(play: &Play, shop: &crate::app::Shop, area: Rect, buf: &mut Buffer)
     let Some(rules) = play.rules.as_ref() else {
         return;
     };
+    let lang = play.lang;
     let mut lines = vec![
-        Line::from("  Shop: buy your fleet (one capital ship at most)").bold(),
+        Line::from(format!("  {}", lang.t("tui.shop.title"))).bold(),
         Line::from(""),
     ];
     let mut cost = 0;
-    for (i, ship) in rules.catalogue.iter().enumerate() {
-        let count = shop.counts.get(&ship.id).copied().unwrap_or(0);
-        cost += count * ship.price;
-        let ability = ship.ability.map(|a| action_name(a.id())).unwrap_or("");
-        let text = format!(
-            "  {:<14}{:>2} cells {:>3} cr  limit {}{}  {:<9} × {count}",
-            ship.name,
-            ship.shape.len(),
-            ship.price,
-            ship.limit,
-            if ship.capital { " capital" } else { "        " },
-            ability,
-        );
-        let line = if i == shop.selected {
-            Line::from(text).style(Style::new().fg(Color::Black).bg(Color::White))
+    // One row of cells per ship type; the columns as wide as their widest cell.
+    let rows: Vec<Vec<String>> = rules
+        .catalogue
+        .iter()
+        .map(|ship| {
+            let count = shop.counts.get(&ship.id).copied().unwrap_or(0);
+            cost += count * ship.price;
+            vec![
+                words::ship_name(lang, rules, &ship.id),
+                lang.plural("tui.shop.cells", ship.shape.len() as u64, &[]),
+                lang.fill("tui.shop.price", &[("n", &ship.price)]),
+                lang.fill("tui.shop.limit", &[("n", &ship.limit)]),
+                if ship.capital {
+                    lang.t("tui.shop.capital")
+                } else {
+                    String::new()
+                },
+                ship.ability
+                    .map(|a| action_name(lang, a.id()))
+                    .unwrap_or_default(),
+                format!("× {count}"),
+            ]
+        })
+        .collect();
+    let widths: Vec<usize> = (0..7)
+        .map(|column| {
+            rows.iter()
+                .map(|row| text_width(&row[column]))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for (i, row) in rows.iter().enumerate() {
+        let mut text = String::from(" ");
+        for (cell, &width) in row.iter().zip(&widths) {
+            let pad = width.saturating_sub(text_width(cell));
+            text.push_str(&format!(" {cell}{:pad$} ", ""));
+        }
+        let line = Line::from(text.trim_end().to_string());
+        lines.push(if i == shop.selected {
+            line.style(Style::new().fg(Color::Black).bg(Color::White))
         } else {
-            Line::from(text)
-        };
-        lines.push(line);
+            line
+        });
     }
     lines.push(Line::from(""));
     let style = if cost > rules.credits {
@@ -1237,6 +1464,10 @@ fn draw_shop(play: &Play, shop: &crate::app::Shop, area: Rect, buf: &mut Buffer)
     } else {
         Style::new().fg(Color::Green)
     };
-    lines.push(Line::from(format!("  Cost {cost} of {} credits", rules.credits)).style(style));
+    let total = lang.fill(
+        "tui.shop.cost",
+        &[("cost", &cost), ("credits", &rules.credits)],
+    );
+    lines.push(Line::from(format!("  {total}")).style(style));
     Paragraph::new(lines).render(area, buf);
 }

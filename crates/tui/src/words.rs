@@ -1,100 +1,124 @@
-//! Events told in words for the log ("You fire at C7: hit.").
+//! Events told in words for the log ("You fire at C7: water."), in the
+//! player's language (see `i18n.rs`).
 
 use broadside_engine::{label, Cell, Event, Mode, Phase, Rules, ShotResult};
 
-/// What the log needs to name things: who is who, and the game's rules.
+use crate::i18n::Lang;
+
+/// What the log needs to name things: who is who, the game's rules, and the
+/// language to say it in.
 pub struct Names<'a> {
     /// One display name per seat.
     pub seats: &'a [String],
     /// The seat of this terminal, if it plays.
     pub me: Option<usize>,
     pub rules: &'a Rules,
+    pub lang: Lang,
 }
 
 impl Names<'_> {
     /// "You" for this terminal's seat, else the seat's name.
     pub fn who(&self, seat: usize) -> String {
         if Some(seat) == self.me {
-            "You".to_string()
+            self.lang.t("you")
         } else {
             self.seats
                 .get(seat)
                 .cloned()
-                .unwrap_or_else(|| format!("Seat {}", seat + 1))
+                .unwrap_or_else(|| self.lang.fill("seat_n", &[("n", &(seat + 1))]))
         }
     }
 
-    /// "your" or "Ana's".
-    fn whose(&self, seat: usize) -> String {
-        if Some(seat) == self.me {
-            "your".to_string()
-        } else {
-            format!("{}'s", self.who(seat))
-        }
+    fn mine(&self, seat: usize) -> bool {
+        Some(seat) == self.me
+    }
+
+    /// A sentence about `seat`: the key of "you" for this terminal's seat
+    /// (verbs agree with the person), else the key with `{name}`.
+    fn about(&self, seat: usize, you: &str, other: &str, args: crate::i18n::Args) -> String {
+        let mut all: Vec<(&str, &dyn std::fmt::Display)> = args.to_vec();
+        let name = self.who(seat);
+        all.push(("name", &name));
+        self.lang
+            .fill(if self.mine(seat) { you } else { other }, &all)
+    }
+
+    /// A count about `seat`, like [`Names::about`].
+    fn count(
+        &self,
+        seat: usize,
+        you: &str,
+        other: &str,
+        n: u64,
+        args: crate::i18n::Args,
+    ) -> String {
+        let mut all: Vec<(&str, &dyn std::fmt::Display)> = args.to_vec();
+        let name = self.who(seat);
+        all.push(("name", &name));
+        self.lang
+            .plural(if self.mine(seat) { you } else { other }, n, &all)
     }
 
     fn at(&self, cell: Cell) -> String {
         label(self.rules.letter_axis, cell)
     }
 
-    /// Where a shot fell: "C7" in the shared sea, "Bot 1's C7" elsewhere.
-    fn place(&self, board: usize, cell: Cell) -> String {
+    /// Where shots fell: "C7" in the shared sea, "Bot 1's C7" elsewhere.
+    fn place(&self, board: usize, cells: &str) -> String {
         if self.rules.mode == Mode::SharedSea {
-            self.at(cell)
+            cells.to_string()
+        } else if self.mine(board) {
+            self.lang.fill("tui.log.place_yours", &[("cells", &cells)])
         } else {
-            format!("{} {}", self.whose(board), self.at(cell))
+            let name = self.who(board);
+            self.lang.fill(
+                "tui.log.place_theirs",
+                &[("name", &name), ("cells", &cells)],
+            )
         }
     }
 
-    /// The display name of a ship type id.
+    /// The name of a ship type id inside a sentence ("cruiser").
     pub fn ship(&self, id: &str) -> String {
-        self.rules
-            .type_index(id)
-            .map(|t| self.rules.catalogue[t].name.to_lowercase())
-            .unwrap_or_else(|| id.to_string())
+        ship_name(self.lang, self.rules, id).to_lowercase()
     }
 
-    fn verb(&self, seat: usize, you: &str, other: &str) -> String {
-        if Some(seat) == self.me {
-            you.to_string()
-        } else {
-            other.to_string()
-        }
+    fn ships(&self, ids: &[String]) -> String {
+        let names: Vec<String> = ids.iter().map(|id| self.ship(id)).collect();
+        names.join(", ")
+    }
+
+    fn everyone(&self, seats: &[usize]) -> String {
+        let names: Vec<String> = seats.iter().map(|&s| self.who(s)).collect();
+        self.lang.list(&names)
     }
 
     /// One line for an event, or `None` for bookkeeping events that say nothing new.
     pub fn describe(&self, event: &Event) -> Option<String> {
+        let lang = self.lang;
         Some(match event {
-            Event::Bought { seat, ships } => {
-                format!("{} bought a fleet of {ships} ships.", self.who(*seat))
-            }
-            Event::Ready { seat } => format!(
-                "{} {} ready.",
-                self.who(*seat),
-                self.verb(*seat, "are", "is")
+            Event::Bought { seat, ships } => self.count(
+                *seat,
+                "tui.log.bought_you",
+                "tui.log.bought",
+                u64::from(*ships),
+                &[],
             ),
+            Event::Ready { seat } => self.about(*seat, "tui.log.ready_you", "log_ready", &[]),
             Event::PhaseChanged { phase } => match phase {
-                Phase::Shop => "The shop opens.".to_string(),
-                Phase::Placement => "Place your fleet.".to_string(),
-                Phase::Battle => "The battle begins!".to_string(),
+                Phase::Shop => lang.t("tui.log.shop_opens"),
+                Phase::Placement => lang.t("tui.log.place_fleet"),
+                Phase::Battle => lang.t("log_battle_begins"),
                 Phase::Finished => return None,
             },
             Event::TurnStarted { seat } => {
-                if Some(*seat) == self.me {
-                    "Your turn.".to_string()
-                } else {
-                    format!("{}'s turn.", self.who(*seat))
-                }
+                self.about(*seat, "announce_your_turn", "tui.log.their_turn", &[])
             }
             Event::RoundStarted { round, .. } => {
-                format!("Salvo round {round}: everybody aims in secret.")
+                lang.fill("tui.log.salvo_round", &[("round", round)])
             }
             Event::SalvoSubmitted { seat } => {
-                format!(
-                    "{} {} a salvo.",
-                    self.who(*seat),
-                    self.verb(*seat, "submit", "submits")
-                )
+                self.about(*seat, "tui.log.salvo_you", "tui.log.salvo", &[])
             }
             Event::Shot {
                 shooter,
@@ -103,24 +127,20 @@ impl Names<'_> {
                 result,
                 ship,
             } => {
-                let outcome = match result {
-                    ShotResult::Miss => "water".to_string(),
-                    ShotResult::Hit => match ship {
-                        Some(ship) => format!("hit ({})", self.ship(ship)),
-                        None => "hit".to_string(),
-                    },
-                    ShotResult::Sunk => "sunk".to_string(),
+                let outcome = match (result, ship) {
+                    (ShotResult::Miss, _) => lang.t("tui.log.miss"),
+                    (ShotResult::Hit, Some(ship)) => {
+                        lang.fill("tui.log.hit_ship", &[("ship", &self.ship(ship))])
+                    }
+                    (ShotResult::Hit, None) => lang.t("tui.log.hit"),
+                    (ShotResult::Sunk, _) => lang.t("tui.log.sunk"),
                 };
-                let mark = if *result == ShotResult::Sunk {
-                    '!'
-                } else {
-                    '.'
-                };
-                format!(
-                    "{} {} at {}: {outcome}{mark}",
-                    self.who(*shooter),
-                    self.verb(*shooter, "fire", "fires"),
-                    self.place(*board, *at)
+                let place = self.place(*board, &self.at(*at));
+                self.about(
+                    *shooter,
+                    "tui.log.shot_you",
+                    "tui.log.shot",
+                    &[("place", &place), ("outcome", &outcome)],
                 )
             }
             Event::Volley {
@@ -132,140 +152,128 @@ impl Names<'_> {
                 sunk,
             } => {
                 let cells: Vec<String> = cells.iter().map(|&c| self.at(c)).collect();
-                let mut line = format!(
-                    "{} {} a volley at {} {}: {hits} hit{}",
-                    self.who(*shooter),
-                    self.verb(*shooter, "fire", "fires"),
-                    self.whose(*board),
-                    cells.join(", "),
-                    if *hits == 1 { "" } else { "s" }
+                let place = self.place(*board, &cells.join(", "));
+                let mut line = self.count(
+                    *shooter,
+                    "tui.log.volley_you",
+                    "tui.log.volley",
+                    u64::from(*hits),
+                    &[("place", &place)],
                 );
                 if !types_hit.is_empty() {
-                    let names: Vec<String> = types_hit.iter().map(|t| self.ship(t)).collect();
-                    line.push_str(&format!(" ({})", names.join(", ")));
+                    line.push_str(&format!(" ({})", self.ships(types_hit)));
                 }
                 if !sunk.is_empty() {
-                    let names: Vec<String> = sunk.iter().map(|t| self.ship(t)).collect();
-                    line.push_str(&format!("; destroyed: {}", names.join(", ")));
+                    line.push_str(&lang.fill("tui.log.destroyed", &[("ships", &self.ships(sunk))]));
                 }
                 line.push('.');
                 line
             }
             Event::Revealed { cells, .. } => {
-                format!("{} cells revealed as water.", cells.len())
+                lang.plural("tui.log.revealed", cells.len() as u64, &[])
             }
-            Event::Sunk { owner, ship, .. } => {
-                if Some(*owner) == self.me {
-                    format!("Your {} was sunk.", self.ship(ship))
-                } else {
-                    format!("{}'s {} was sunk.", self.who(*owner), self.ship(ship))
-                }
-            }
-            Event::ActionUsed { seat, kind, .. } => {
-                format!(
-                    "{} {} the {}.",
-                    self.who(*seat),
-                    self.verb(*seat, "use", "uses"),
-                    action_name(kind.id())
-                )
-            }
-            Event::Scan { cells, .. } => {
-                let found = cells.iter().filter(|c| c.ship).count();
-                format!(
-                    "Scan: {found} ship part{} in {} cells.",
-                    if found == 1 { "" } else { "s" },
-                    cells.len()
-                )
-            }
-            Event::Reinforced { seat, count, .. } => {
-                format!(
-                    "{} {} {count} fighters.",
-                    self.who(*seat),
-                    self.verb(*seat, "receive", "receives")
-                )
-            }
-            Event::Resigned { seat } => format!(
-                "{} {}.",
-                self.who(*seat),
-                self.verb(*seat, "resign", "resigns")
+            Event::Sunk { owner, ship, .. } => self.about(
+                *owner,
+                "log_your_ship_sunk",
+                "log_ship_sunk",
+                &[("ship", &self.ship(ship))],
             ),
+            Event::ActionUsed { seat, kind, .. } => self.about(
+                *seat,
+                "tui.log.action_you",
+                "tui.log.action",
+                &[("action", &action_name(lang, kind.id()).to_lowercase())],
+            ),
+            Event::Scan { cells, .. } => {
+                let found = cells.iter().filter(|c| c.ship).count() as u64;
+                lang.plural("tui.log.scan", found, &[("cells", &cells.len())])
+            }
+            Event::Reinforced { seat, count, .. } => self.count(
+                *seat,
+                "tui.log.reinforced_you",
+                "tui.log.reinforced",
+                u64::from(*count),
+                &[],
+            ),
+            Event::Resigned { seat } => self.about(*seat, "log_you_resigned", "log_resigned", &[]),
             Event::Eliminated { seat } => {
-                format!(
-                    "{} {} out of the game.",
-                    self.who(*seat),
-                    self.verb(*seat, "are", "is")
-                )
+                self.about(*seat, "log_you_eliminated", "log_eliminated", &[])
             }
             Event::GameOver { winners, draw } => {
                 if *draw {
-                    let names: Vec<String> = winners.iter().map(|&s| self.who(s)).collect();
-                    format!("Game over: a draw between {}.", names.join(" and "))
+                    lang.fill("tui.log.draw", &[("names", &self.everyone(winners))])
                 } else if self.me.is_some_and(|me| winners.contains(&me)) {
-                    "Game over: you win!".to_string()
+                    lang.t("log_you_won")
                 } else {
-                    let names: Vec<String> = winners.iter().map(|&s| self.who(s)).collect();
-                    format!(
-                        "Game over: {} {}.",
-                        names.join(" and "),
-                        if winners.len() == 1 { "wins" } else { "win" }
-                    )
+                    lang.fill("log_game_over", &[("names", &self.everyone(winners))])
                 }
             }
         })
     }
 }
 
-/// The words for an ability or special id.
-pub fn action_name(id: &str) -> &'static str {
-    match id {
-        "laser" => "laser",
-        "scanner" => "scanner",
-        "nuke" => "nuke",
-        "reserve" => "reserve",
-        "wide" => "wide-range shot",
-        "bombard" => "air bombardment",
-        "radar" => "radar",
-        _ => "ability",
-    }
+/// The name of a ship type in the language (`ship.<id>` of the catalogue),
+/// else the engine's name.
+pub fn ship_name(lang: Lang, rules: &Rules, id: &str) -> String {
+    lang.get(&format!("ship.{id}")).unwrap_or_else(|| {
+        rules
+            .type_index(id)
+            .map(|t| rules.catalogue[t].name.clone())
+            .unwrap_or_else(|| id.to_string())
+    })
 }
 
-/// The canonical legend of RULES.md R-12, in the order of the rule book.
+/// The name of an ability or special id (`special.<id>` of the catalogue).
+pub fn action_name(lang: Lang, id: &str) -> String {
+    lang.get(&format!("special.{id}"))
+        .unwrap_or_else(|| lang.t("tui.ability"))
+}
+
+/// The name of a preset (`preset.<id>`), else its id.
+pub fn preset_name(lang: Lang, preset: &str) -> String {
+    lang.get(&format!("preset.{preset}"))
+        .unwrap_or_else(|| preset.to_string())
+}
+
+/// The name of a bot level (`level.<id>`), else its id.
+pub fn level_name(lang: Lang, level: &str) -> String {
+    lang.get(&format!("level.{level}"))
+        .unwrap_or_else(|| level.to_string())
+}
+
+/// The name of a phase of My games (`phase.<id>`), else its id.
+pub fn phase_name(lang: Lang, phase: &str) -> String {
+    lang.get(&format!("phase.{phase}"))
+        .unwrap_or_else(|| phase.to_string())
+}
+
+/// An engine's refusal in words: `err.<code>` of the catalogue.
+pub fn rule_error(lang: Lang, error: &broadside_engine::RuleError) -> String {
+    lang.t(&format!("err.{}", error.code()))
+}
+
+/// A server's refusal in words: `err.<code>` where the catalogue has it,
+/// else the server's own message with its code.
+pub fn server_error(lang: Lang, code: &str, message: &str) -> String {
+    lang.get(&format!("err.{code}"))
+        .unwrap_or_else(|| format!("{message} ({code})"))
+}
+
+/// The canonical legend of RULES.md R-12, in the order of the rule book:
+/// each mark and the key of its meaning.
 pub const LEGEND: [(char, &str); 11] = [
-    ('~', "sea"),
-    ('*', "ship"),
-    ('X', "hit"),
-    ('?', "hit, whose"),
-    ('#', "sunk"),
-    ('O', "miss"),
-    ('.', "water"),
-    ('-', "scan empty"),
-    ('!', "scan ship"),
-    ('+', "volley ?"),
-    ('=', "no target"),
+    ('~', "tui.mark.sea"),
+    ('*', "tui.mark.ship"),
+    ('X', "tui.mark.hit"),
+    ('?', "tui.mark.hit_whose"),
+    ('#', "tui.mark.sunk"),
+    ('O', "tui.mark.miss"),
+    ('.', "tui.mark.water"),
+    ('-', "tui.mark.scan_empty"),
+    ('!', "tui.mark.scan_ship"),
+    ('+', "tui.mark.volley"),
+    ('=', "tui.mark.no_target"),
 ];
-
-// ----- Public play: quick match, the leaderboard, ratings -----------------------
-//
-// Every text of the online start's public entries, the waiting screen and the
-// leaderboard lives here, in one place, for the catalogue of languages to come.
-
-/// The online start's entries (New Game form rows and My games rows).
-pub const NEW_ROOM: &str = "New room";
-pub const QUICK_MATCH: &str = "Quick match";
-pub const LEADERBOARD: &str = "Leaderboard";
-
-/// The title bars of the two screens.
-pub const QUICK_MATCH_TITLE: &str = "Broadside · quick match";
-pub const LEADERBOARD_TITLE: &str = "Broadside · leaderboard";
-
-/// Key hints of the online start, the waiting screen and the leaderboard.
-pub const KEY_QUICK_MATCH: &str = "m quick match";
-pub const KEY_LEADERBOARD: &str = "l leaderboard";
-pub const KEY_CANCEL: &str = "Esc cancel";
-pub const KEY_BOT: &str = "b play the bot";
-pub const KEY_PRESET: &str = "←→ preset";
-pub const KEY_SCROLL: &str = "↑↓ scroll";
-pub const KEY_BACK: &str = "Esc back";
 
 /// A rating as shown beside a name: `1662`, or `1662?` while provisional.
 pub fn rating(rating: f64, provisional: bool) -> String {
@@ -275,63 +283,3 @@ pub fn rating(rating: f64, provisional: bool) -> String {
         if provisional { "?" } else { "" }
     )
 }
-
-/// The line under the New Game form about the quick match.
-pub fn quick_match_hint(preset: &str) -> String {
-    format!("Quick match: a stranger in {preset} with its default rules; rated.")
-}
-
-/// The My games row that starts a quick match.
-pub fn quick_match_entry(preset: &str) -> String {
-    format!("{QUICK_MATCH} ({preset})")
-}
-
-/// Notices about the quick match.
-pub fn looking(preset: &str) -> String {
-    format!("Looking for an opponent in {preset}…")
-}
-pub const CANCELLING: &str = "Cancelling the quick match…";
-pub const CANCELLED: &str = "Quick match cancelled.";
-pub fn bot_offered(level: &str) -> String {
-    format!("Nobody yet: b plays a {level} bot instead.")
-}
-pub fn accepting_bot(level: &str) -> String {
-    format!("Starting a game against a {level} bot…")
-}
-pub fn paired(opponent: &str, rated: bool) -> String {
-    if rated {
-        format!("Paired with {opponent}: a rated game. Good luck!")
-    } else {
-        format!("Playing {opponent}: this game is not rated. Good luck!")
-    }
-}
-
-/// The lines of the waiting screen.
-pub fn waiting_heading(preset: &str) -> String {
-    format!("{QUICK_MATCH} · {preset}")
-}
-pub const ASKING: &str = "Asking the server…";
-pub const LOOKING: &str = "Looking for an opponent…";
-pub fn waiting_count(preset: &str, waiting: u64) -> String {
-    format!("Waiting for {preset}: {waiting} (you included)")
-}
-pub fn waited(seconds: u64) -> String {
-    format!("Time waited: {}:{:02}", seconds / 60, seconds % 60)
-}
-pub fn bot_after(seconds: u64) -> String {
-    format!("If nobody comes, a bot is offered after {seconds} s.")
-}
-pub fn play_bot_instead(level: &str) -> String {
-    format!("b: play a {level} bot instead (not rated), or keep waiting.")
-}
-pub const ESC_CANCEL: &str = "Esc: cancel";
-
-/// The lines of the leaderboard.
-pub fn leaderboard_heading(preset: &str) -> String {
-    format!("{LEADERBOARD} · {preset}")
-}
-pub const LEADERBOARD_COLUMNS: [&str; 5] = ["Rank", "Player", "Rating", "Games", "Wins"];
-pub fn nobody_rated(preset: &str) -> String {
-    format!("Nobody has a rating in {preset} yet: a quick match is rated.")
-}
-pub const PROVISIONAL: &str = "? provisional: too few games yet for a steady rating.";

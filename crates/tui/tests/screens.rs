@@ -3,15 +3,21 @@
 //! would (the same `update` the terminal loop calls).
 
 use broadside_engine::{Phase, Preset};
-use broadside_tui::{App, Config, Field, Msg, Screen};
+use broadside_tui::{App, Config, Field, Lang, Msg, Screen};
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 
 fn app() -> App {
+    app_in(Lang::En)
+}
+
+/// A new client speaking `lang`.
+fn app_in(lang: Lang) -> App {
     App::new(
         Config {
             seed: Some(42),
+            lang,
             ..Config::default()
         },
         None,
@@ -28,14 +34,19 @@ fn typ(app: &mut App, text: &str) {
     }
 }
 
-/// The screen as text, one line per row.
-fn screen(app: &App, width: u16, height: u16) -> String {
+/// The screen as drawn, with the style of every cell.
+fn drawn(app: &App, width: u16, height: u16) -> ratatui::buffer::Buffer {
     let mut terminal =
         Terminal::new(TestBackend::new(width, height)).expect("the test backend never fails");
     terminal
         .draw(|frame| frame.render_widget(app, frame.area()))
         .expect("drawing into memory never fails");
-    let buffer = terminal.backend().buffer();
+    terminal.backend().buffer().clone()
+}
+
+/// The screen as text, one line per row.
+fn screen(app: &App, width: u16, height: u16) -> String {
+    let buffer = drawn(app, width, height);
     let mut out = String::new();
     for y in 0..height {
         let line: String = (0..width)
@@ -63,6 +74,15 @@ fn new_game(app: &mut App, preset: Preset, seats: usize) {
 fn start(app: &mut App) {
     press(app, KeyCode::Enter);
     assert_eq!(app.screen, Screen::Play, "{:?}", app.notice);
+}
+
+/// A new offline classic game against one bot, at the placement of the fleet.
+fn placing_classic() -> App {
+    let mut app = app();
+    new_game(&mut app, Preset::Classic, 2);
+    start(&mut app);
+    settle(&mut app);
+    app
 }
 
 /// Lets the bots move until the person must act or the game is over.
@@ -97,6 +117,11 @@ fn place_random(app: &mut App) {
 /// A game built with the engine alone, in battle with seat 0 to move: the
 /// screens drawn from it depend on the rules engine, never on a bot's choices.
 fn battle(preset: Preset, seats: usize, options: broadside_engine::Options) -> App {
+    battle_in(Lang::En, preset, seats, options)
+}
+
+/// [`battle`] in another language.
+fn battle_in(lang: Lang, preset: Preset, seats: usize, options: broadside_engine::Options) -> App {
     use broadside_engine::{Command, Game, Options, Setup};
     let options = Options {
         first: Some(0),
@@ -132,6 +157,7 @@ fn battle(preset: Preset, seats: usize, options: broadside_engine::Options) -> A
     App::offline(
         Config {
             seed: Some(42),
+            lang,
             ..Config::default()
         },
         game,
@@ -299,10 +325,7 @@ fn new_game_form_for_brasil() {
 
 #[test]
 fn placement_screen_shows_the_moving_ship_and_refuses_touching() {
-    let mut app = app();
-    new_game(&mut app, Preset::Classic, 2);
-    start(&mut app);
-    settle(&mut app);
+    let mut app = placing_classic();
     // The battleship goes to the top left, lying down.
     press(&mut app, KeyCode::Enter);
     // The first cruiser, moved one row down, would touch it.
@@ -324,6 +347,35 @@ fn placement_screen_shows_the_moving_ship_and_refuses_touching() {
         .and_then(|p| p.placing.as_ref())
         .expect("still placing");
     assert_eq!(placing.placed.len(), 2);
+}
+
+/// Issue 15 item 13: after Space the fleet is complete and nothing moves, so
+/// the board shows the laid ships and nothing else: no `*` on water, no cursor.
+#[test]
+fn after_random_placement_only_the_ships_are_marked() {
+    use ratatui::style::Modifier;
+    let mut app = placing_classic();
+    press(&mut app, KeyCode::Char(' '));
+    let ships = app.play.as_ref().expect("a game is running").placed_cells();
+    assert_eq!(ships.len(), 20, "the whole classic fleet is laid");
+    let buffer = drawn(&app, 80, 24);
+    // "Your waters": row A on screen row 3, column 1 at x = 3, two characters a cell.
+    for row in 0..10u16 {
+        for col in 0..10u16 {
+            let cell = &buffer[(3 + 2 * col, 3 + row)];
+            let ship = ships.contains(&broadside_engine::Cell::new(col, row));
+            assert_eq!(
+                cell.symbol() == "*",
+                ship,
+                "cell ({col}, {row}) shows {:?}",
+                cell.symbol()
+            );
+            assert!(
+                !cell.modifier.contains(Modifier::REVERSED),
+                "cell ({col}, {row}) is drawn as a cursor"
+            );
+        }
+    }
 }
 
 #[test]
@@ -515,7 +567,7 @@ fn italia_specials_are_used_with_a() {
         .as_ref()
         .map(|p| p.log.join("\n"))
         .unwrap_or_default();
-    assert!(log.contains("You use the wide-range shot"), "{log}");
+    assert!(log.contains("You use the wide shot"), "{log}");
 }
 
 #[test]
@@ -526,6 +578,91 @@ fn the_keys_overlay_lists_every_key() {
     // Any key closes it and does nothing else.
     typ(&mut app, "q");
     assert!(!app.show_keys && app.prompt.is_none());
+}
+
+/// The rows inside the `?` overlay's box, without its borders.
+fn overlay_rows(screen: &str) -> Vec<String> {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let top = lines
+        .iter()
+        .position(|l| l.contains(&'┌'))
+        .expect("the overlay is open");
+    let left = lines[top].iter().position(|&c| c == '┌').unwrap_or(0);
+    let right = lines[top].iter().position(|&c| c == '┐').unwrap_or(0);
+    lines[top + 1..]
+        .iter()
+        .take_while(|l| l.get(left) != Some(&'└'))
+        .map(|l| l[left + 1..=right].iter().collect())
+        .collect()
+}
+
+/// Issue 15 item 14: the help was a fixed 58 columns wide, so its longest row
+/// was cut ("new game (online: rematc") however wide the terminal.
+#[test]
+fn the_keys_overlay_fits_at_120_and_at_80_columns() {
+    for width in [120, 80] {
+        let mut app = battle(Preset::Classic, 2, Default::default());
+        typ(&mut app, "?");
+        let text = screen(&app, width, 24);
+        let rows = overlay_rows(&text);
+        for row in &rows {
+            // One column of air before the right border: nothing is cut.
+            assert!(
+                row.ends_with(" │"),
+                "a row is cut at {width} columns:\n{text}"
+            );
+        }
+        assert!(
+            rows.iter()
+                .any(|r| r.contains("after the end: new game (online: rematch)")),
+            "{text}"
+        );
+        assert!(
+            rows.iter().any(|r| r.contains("leave the game, quit")),
+            "{text}"
+        );
+    }
+}
+
+/// In a terminal too small for the help, its rows wrap under their own column
+/// and ↑↓ scroll to the last one; any other key closes it.
+#[test]
+fn the_keys_overlay_wraps_and_scrolls_in_a_small_terminal() {
+    let mut app = battle(Preset::Classic, 2, Default::default());
+    typ(&mut app, "?");
+    let mut seen: Vec<String> = Vec::new();
+    let mut last = Vec::new();
+    for _ in 0..40 {
+        let rows = overlay_rows(&screen(&app, 44, 16));
+        for row in &rows {
+            assert!(row.ends_with(" │"), "a row is cut: {row}");
+        }
+        if rows == last {
+            break;
+        }
+        // Each step down shows one new row at the bottom.
+        if seen.is_empty() {
+            seen.extend(rows.iter().cloned());
+        } else {
+            seen.extend(rows.last().cloned());
+        }
+        last = rows;
+        press(&mut app, KeyCode::Down);
+    }
+    let all = seen.join(" ").replace('│', " ");
+    let all = all.split_whitespace().collect::<Vec<_>>().join(" ");
+    for entry in [
+        "Enter place it (green: legal, red: not)",
+        "n after the end: new game (online: rematch)",
+        "q leave the game, quit",
+        "? this help; ↑↓ scroll, any other key closes it",
+    ] {
+        assert!(all.contains(entry), "{entry:?} is not in\n{all}");
+    }
+    press(&mut app, KeyCode::Up);
+    assert!(app.show_keys, "↑ scrolls and leaves the help open");
+    press(&mut app, KeyCode::Char('x'));
+    assert!(!app.show_keys);
 }
 
 #[test]
@@ -626,7 +763,7 @@ fn space_abilities_are_used_when_ready() {
     typ(&mut app, "o");
     let text = screen(&app, 80, 24);
     assert!(
-        text.contains(">laser") && text.contains("laser from the bottom (o)"),
+        text.contains(">Laser") && text.contains("laser from the bottom (o)"),
         "{text}"
     );
     press(&mut app, KeyCode::Enter);
@@ -709,12 +846,7 @@ fn boards_are_drawn_in_the_colours_of_the_legend_with_a_visible_cursor() {
     let mut app = battle(Preset::Classic, 2, Default::default());
     typ(&mut app, ":A1");
     press(&mut app, KeyCode::Enter);
-    let mut terminal =
-        Terminal::new(TestBackend::new(80, 24)).expect("the test backend never fails");
-    terminal
-        .draw(|frame| frame.render_widget(&app, frame.area()))
-        .expect("drawing into memory never fails");
-    let buffer = terminal.backend().buffer();
+    let buffer = drawn(&app, 80, 24);
     // Row A of the target board starts at column 26 (" A " after the own board).
     let row_a = (0..80)
         .map(|x| buffer[(x, 3)].symbol().to_string())
@@ -900,7 +1032,7 @@ fn quick_match_waits_counts_offers_a_bot_and_cancels() {
         "{offered}"
     );
     assert!(offered.contains("b play the bot"), "{offered}");
-    assert!(!offered.contains("a bot is offered after"), "{offered}");
+    assert!(!offered.contains("a bot is offered in"), "{offered}");
     press(&mut app, KeyCode::Char('b'));
     assert_eq!(next_sent(&sent), serde_json::json!({"type": "accept_bot"}));
 
@@ -965,12 +1097,77 @@ fn a_quick_match_pairing_starts_the_game_with_ratings_beside_the_names() {
     insta::assert_snapshot!(shown);
 }
 
-#[test]
-fn the_lobby_shows_ratings_beside_the_names() {
-    let (mut app, _sent) = online_app();
+/// An online client in the lobby of a classic room it hosts, before the start.
+fn in_lobby() -> (App, std::sync::mpsc::Receiver<String>) {
+    let (mut app, sent) = online_app();
     let (room, _) = paired_frames(false);
     frame(&mut app, room);
     assert_eq!(app.screen, Screen::Lobby);
+    (app, sent)
+}
+
+/// Issue 15 item 15: online the server keeps a started game, so the question
+/// says so, and y goes back to the online start (where My games lists the
+/// game) instead of ending the program.
+#[test]
+fn leaving_an_online_game_says_the_server_keeps_it_and_returns_to_the_start() {
+    let (mut app, sent) = online_app();
+    let (room, state) = paired_frames(true);
+    frame(&mut app, room);
+    frame(&mut app, state.clone());
+    assert_eq!(app.screen, Screen::Play);
+    // The placement's first check_layout.
+    while sent.try_recv().is_ok() {}
+    press(&mut app, KeyCode::Char('q'));
+    let asked = screen(&app, 80, 24);
+    assert!(
+        asked.contains("Leave this game? The server keeps it: continue it from My games"),
+        "{asked}"
+    );
+    assert!(!asked.contains("Unsaved moves are lost"), "{asked}");
+    press(&mut app, KeyCode::Char('y'));
+    assert!(!app.quit, "y leaves the game, not the program");
+    assert_eq!(app.screen, Screen::NewGame);
+    assert_eq!(next_sent(&sent), serde_json::json!({"type": "leave"}));
+    assert_eq!(next_sent(&sent)["type"], "my_games");
+    // A frame of the game still on its way does not pull the person back.
+    frame(&mut app, state);
+    assert_eq!(app.screen, Screen::NewGame);
+    frame(
+        &mut app,
+        serde_json::json!({"type": "left", "code": "K7QM2PXWAB"}),
+    );
+    frame(
+        &mut app,
+        serde_json::json!({"type": "games", "games": [
+            {"code": "K7QM2PXWAB", "preset": "classic", "phase": "placement", "seat": 0,
+             "players": [{"seat": 0, "kind": "person", "nickname": "Ana", "level": null},
+                         {"seat": 1, "kind": "person", "nickname": "Bea", "level": null}],
+             "your_turn": true, "updated": 1}]}),
+    );
+    assert_eq!(app.screen, Screen::MyGames);
+    assert!(screen(&app, 80, 24).contains("K7QM2PXWAB"));
+}
+
+/// Before the start, leaving gives the seat up, and the question says that.
+#[test]
+fn leaving_an_online_room_before_the_start_gives_the_seat_up() {
+    let (mut app, sent) = in_lobby();
+    press(&mut app, KeyCode::Char('q'));
+    let asked = screen(&app, 80, 24);
+    assert!(
+        asked.contains("Leave this room? Your seat is given up"),
+        "{asked}"
+    );
+    press(&mut app, KeyCode::Char('y'));
+    assert!(!app.quit);
+    assert_eq!(app.screen, Screen::NewGame);
+    assert_eq!(next_sent(&sent), serde_json::json!({"type": "leave"}));
+}
+
+#[test]
+fn the_lobby_shows_ratings_beside_the_names() {
+    let (app, _sent) = in_lobby();
     let shown = screen(&app, 80, 24);
     assert!(shown.contains("Seat 1: Ana 1662 (you)"), "{shown}");
     assert!(shown.contains("Seat 2: Bea 1500?"), "{shown}");
@@ -1018,7 +1215,7 @@ fn leaderboard_lists_ratings_and_switches_presets() {
         &mut app,
         serde_json::json!({"type": "leaderboard", "preset": "shared", "players": []}),
     );
-    assert!(screen(&app, 80, 24).contains("Nobody has a rating in shared yet"));
+    assert!(screen(&app, 80, 24).contains("Nobody is rated in Shared sea yet"));
     // Left twice: back past classic to the last preset.
     press(&mut app, KeyCode::Left);
     press(&mut app, KeyCode::Left);
@@ -1044,7 +1241,7 @@ fn my_games_offers_the_public_entries_below_the_games() {
     // Below the one game: New room, Quick match, Leaderboard.
     press(&mut app, KeyCode::Down);
     press(&mut app, KeyCode::Down);
-    assert!(screen(&app, 80, 24).contains("> Quick match (classic)"));
+    assert!(screen(&app, 80, 24).contains("> Quick match (Classic)"));
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.screen, Screen::Matching);
     assert_eq!(
@@ -1064,4 +1261,70 @@ fn my_games_offers_the_public_entries_below_the_games() {
     press(&mut app, KeyCode::Up);
     press(&mut app, KeyCode::Enter);
     assert_eq!(app.screen, Screen::NewGame);
+}
+
+// ----- languages (issue 15 item 16) ---------------------------------------------------
+
+#[test]
+fn menu_screen_in_italian() {
+    let app = app_in(Lang::It);
+    let shown = screen(&app, 80, 24);
+    assert!(
+        shown.contains("Nuova partita") && shown.contains("Legenda"),
+        "{shown}"
+    );
+    insta::assert_snapshot!(shown);
+}
+
+#[test]
+fn battle_screen_in_european_portuguese_after_a_shot() {
+    let mut app = battle_in(Lang::PtPt, Preset::Classic, 2, Default::default());
+    typ(&mut app, ":E5");
+    press(&mut app, KeyCode::Enter);
+    let shown = screen(&app, 80, 24);
+    assert!(
+        shown.contains("Disparas sobre E5 de Computador 1"),
+        "{shown}"
+    );
+    insta::assert_snapshot!(shown);
+}
+
+/// Every main screen in every language shows words, never a key of the
+/// catalogue standing in for a missing one.
+#[test]
+fn every_screen_speaks_every_language() {
+    for lang in Lang::ALL {
+        let mut shown = Vec::new();
+        let mut app = app_in(lang);
+        shown.push(screen(&app, 80, 24));
+        new_game(&mut app, Preset::Classic, 3);
+        shown.push(screen(&app, 80, 24));
+        start(&mut app);
+        settle(&mut app);
+        shown.push(screen(&app, 80, 24));
+        press(&mut app, KeyCode::Char(' '));
+        shown.push(screen(&app, 80, 24));
+        press(&mut app, KeyCode::Enter);
+        settle(&mut app);
+        shown.push(screen(&app, 80, 24));
+        typ(&mut app, "?");
+        shown.push(screen(&app, 80, 24));
+        typ(&mut app, "R");
+        press(&mut app, KeyCode::Char('s'));
+        shown.push(screen(&app, 80, 24));
+
+        let mut app = app_in(lang);
+        new_game(&mut app, Preset::Space, 2);
+        start(&mut app);
+        settle(&mut app);
+        shown.push(screen(&app, 80, 24));
+        for (preset, seats) in [(Preset::Space, 2), (Preset::Shared, 3), (Preset::Brasil, 2)] {
+            let mut app = battle_in(lang, preset, seats, Default::default());
+            typ(&mut app, "a");
+            shown.push(screen(&app, 80, 24));
+        }
+        for text in shown {
+            assert!(!text.contains("tui."), "{}:\n{text}", lang.id());
+        }
+    }
 }

@@ -16,10 +16,14 @@ pub struct Tmux {
 impl Tmux {
     /// Starts `command` (a shell command line) in `dir`. After the program ends
     /// the window prints `EXITED <code>` and stays, so its last screen can be read.
+    /// The locale is English whatever the machine's, so the tests read English
+    /// words; a command may set its own (`LANG=pt_BR.UTF-8 broadside play`).
     pub fn start(name: &str, dir: &Path, command: &str) -> Tmux {
         let socket = format!("broadside-{name}-{}", std::process::id());
         let tmux = Tmux { socket };
-        let shell = format!("{command}; echo EXITED $?; sleep 600");
+        let shell = format!(
+            "unset LC_ALL LC_MESSAGES; export LANG=C.UTF-8; {command}; echo EXITED $?; sleep 600"
+        );
         let output = tmux.run(&[
             "new-session",
             "-d",
@@ -147,6 +151,13 @@ impl Drop for Tmux {
         // Ends the tmux server and the program in it.
         let _ = self.run(&["kill-server"]);
     }
+}
+
+/// Presses q where q ends the program, and checks that it ended cleanly.
+pub fn quit(tmux: &Tmux) {
+    tmux.keys(&["q"]);
+    let screen = tmux.wait_for("EXITED", Duration::from_secs(20));
+    assert!(screen.contains("EXITED 0"), "{screen}");
 }
 
 /// The status line (the first row) of a screen.

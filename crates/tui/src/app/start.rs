@@ -1,0 +1,223 @@
+//! The start screens: the menu, the keys of the New Game form (and the
+//! start of the game it describes), and My games online.
+
+use broadside_ai::Level;
+use broadside_engine::{Game, Setup};
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use serde_json::{json, Value};
+
+use super::{App, Field, Prompt, PromptKind, Screen};
+use crate::i18n::Lang;
+use crate::words;
+
+/// The entries of the start menu (catalogue keys).
+pub const MENU: [&str; 3] = ["tui.new_game", "tui.load_game", "tui.quit"];
+
+/// The entries below the games on the My games screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StartEntry {
+    NewRoom,
+    QuickMatch,
+    Leaderboard,
+}
+
+pub const START_ENTRIES: [StartEntry; 3] = [
+    StartEntry::NewRoom,
+    StartEntry::QuickMatch,
+    StartEntry::Leaderboard,
+];
+
+/// One unfinished game of the person on the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MyGame {
+    pub code: String,
+    pub preset: String,
+    pub phase: String,
+    pub opponents: String,
+    pub your_turn: bool,
+}
+
+impl MyGame {
+    pub(super) fn from_frame(game: &Value, lang: Lang) -> Option<MyGame> {
+        let text = |key: &str| game.get(key).and_then(Value::as_str).map(str::to_string);
+        let seat = game.get("seat").and_then(Value::as_u64);
+        let opponents: Vec<String> = game
+            .get("players")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|p| p.get("seat").and_then(Value::as_u64) != seat)
+            .map(|p| {
+                match (
+                    p.get("kind").and_then(Value::as_str),
+                    p.get("nickname").and_then(Value::as_str),
+                    p.get("level").and_then(Value::as_str),
+                ) {
+                    (Some("bot"), _, Some(level)) => {
+                        lang.fill("bot_named", &[("level", &words::level_name(lang, level))])
+                    }
+                    (Some("bot"), _, None) => lang.t("tui.bot"),
+                    (_, Some(name), _) if !name.is_empty() => name.to_string(),
+                    _ => lang.t("open_seat"),
+                }
+            })
+            .collect();
+        Some(MyGame {
+            code: text("code")?,
+            preset: text("preset").unwrap_or_default(),
+            phase: text("phase").unwrap_or_default(),
+            opponents: opponents.join(", "),
+            your_turn: game
+                .get("your_turn")
+                .and_then(Value::as_bool)
+                .unwrap_or(false),
+        })
+    }
+}
+
+impl App {
+    pub(super) fn menu_key(&mut self, key: KeyEvent) {
+        match key.code {
+            KeyCode::Up => self.menu = (self.menu + MENU.len() - 1) % MENU.len(),
+            KeyCode::Down => self.menu = (self.menu + 1) % MENU.len(),
+            KeyCode::Char('n') => self.menu_choose(0),
+            KeyCode::Char('l') => self.menu_choose(1),
+            KeyCode::Char('q') | KeyCode::Esc => self.menu_choose(2),
+            KeyCode::Enter => self.menu_choose(self.menu),
+            _ => {}
+        }
+    }
+
+    pub(super) fn menu_choose(&mut self, entry: usize) {
+        self.menu = entry;
+        match entry {
+            0 => {
+                self.screen = Screen::NewGame;
+                self.notice = None;
+            }
+            1 => {
+                self.prompt = Some(Prompt {
+                    kind: PromptKind::LoadPath,
+                    text: self.save_path.clone(),
+                });
+            }
+            _ => self.quit = true,
+        }
+    }
+
+    pub(super) fn form_key(&mut self, key: KeyEvent) {
+        let fields = self.form.fields();
+        let field = fields[self.form.selected.min(fields.len() - 1)];
+        match key.code {
+            KeyCode::Up => {
+                self.form.selected = (self.form.selected + fields.len() - 1) % fields.len()
+            }
+            KeyCode::Down | KeyCode::Tab => {
+                self.form.selected = (self.form.selected + 1) % fields.len()
+            }
+            KeyCode::Left | KeyCode::Char('-') => self.form.step(field, false),
+            KeyCode::Right | KeyCode::Char('+') | KeyCode::Char(' ') => self.form.step(field, true),
+            KeyCode::Enter => match field {
+                Field::QuickMatch => self.quick_match(),
+                Field::Leaderboard => self.open_leaderboard(),
+                _ => self.start_new_game(),
+            },
+            KeyCode::Char('m') if self.online() => self.quick_match(),
+            KeyCode::Char('l') if self.online() => self.open_leaderboard(),
+            KeyCode::Esc | KeyCode::Char('q') => {
+                if self.online() {
+                    self.quit = true;
+                } else {
+                    self.screen = Screen::Menu;
+                }
+            }
+            _ => {}
+        }
+    }
+
+    pub(super) fn my_games_key(&mut self, key: KeyEvent) {
+        // The games first, then the entries of the online start.
+        let count = self.my_games.len() + START_ENTRIES.len();
+        match key.code {
+            KeyCode::Up => self.my_game = (self.my_game + count - 1) % count,
+            KeyCode::Down | KeyCode::Tab => self.my_game = (self.my_game + 1) % count,
+            KeyCode::Enter => {
+                if let Some(game) = self.my_games.get(self.my_game) {
+                    let code = game.code.clone();
+                    self.send_frame(json!({"type": "join_room", "code": code, "as": "player"}));
+                    self.say(self.lang().fill("tui.joining", &[("code", &code)]));
+                    self.screen = Screen::Lobby;
+                    return;
+                }
+                match START_ENTRIES.get(self.my_game - self.my_games.len()) {
+                    Some(StartEntry::NewRoom) => self.new_room_form(),
+                    Some(StartEntry::QuickMatch) => self.quick_match(),
+                    Some(StartEntry::Leaderboard) => self.open_leaderboard(),
+                    None => {}
+                }
+            }
+            KeyCode::Char('n') => self.new_room_form(),
+            KeyCode::Char('m') => self.quick_match(),
+            KeyCode::Char('l') => self.open_leaderboard(),
+            KeyCode::Esc | KeyCode::Char('q') => self.quit = true,
+            _ => {}
+        }
+    }
+
+    pub(super) fn new_room_form(&mut self) {
+        self.screen = Screen::NewGame;
+        self.say(self.lang().t("tui.choose_room"));
+    }
+
+    pub(super) fn start_new_game(&mut self) {
+        let form = self.form.clone();
+        if self.online() {
+            let bots: Vec<Value> = (1..form.seats)
+                .filter(|&seat| !form.open[seat - 1])
+                .map(|seat| json!({"seat": seat, "level": form.levels[seat - 1].id()}))
+                .collect();
+            let frame = json!({
+                "type": "create_room",
+                "preset": form.preset.id(),
+                "seats": form.seats,
+                "options": form.options(false),
+                "teams": null,
+                "bots": bots,
+            });
+            self.send_frame(frame);
+            self.screen = Screen::Lobby;
+            self.say(self.lang().t("tui.creating_room"));
+            return;
+        }
+        let setup = Setup {
+            preset: form.preset,
+            seats: form.seats,
+            seed: self.next_seed(),
+            options: form.options(true),
+            teams: None,
+        };
+        match Game::new(&setup) {
+            Ok(game) => {
+                let levels: Vec<Option<Level>> = (0..form.seats)
+                    .map(|s| {
+                        if s == 0 {
+                            None
+                        } else {
+                            Some(form.levels[s - 1])
+                        }
+                    })
+                    .collect();
+                self.start_local(game, 0, levels);
+                let preset = words::preset_name(self.lang(), form.preset.id());
+                self.say(
+                    self.lang()
+                        .fill("tui.new_game_started", &[("preset", &preset)]),
+                );
+            }
+            Err(e) => {
+                let error = words::rule_error(self.lang(), &e);
+                self.warn(self.lang().fill("tui.cannot_start", &[("error", &error)]));
+            }
+        }
+    }
+}
