@@ -75,6 +75,8 @@ export const S = {
   replay: null,
   // The statistics of the finished game in view (the finished state frame's `stats`).
   stats: null,
+  // Why the last rematch offer was withdrawn (the server's rematch_declined frame), until a new one.
+  rematchNote: null,
   // Whether "Play a friend" makes the room public (listed) and rated.
   homePublic: false,
   homeRated: false,
@@ -193,6 +195,11 @@ function onFrame(frame) {
         announce(`${frame.from}: ${frame.text}`);
       }
       break;
+    case "rematch_declined":
+      S.rematchNote = frame;
+      toast(rematchNoteText(frame));
+      announce(rematchNoteText(frame));
+      break;
     case "left":
     case "pong":
       return;
@@ -261,6 +268,8 @@ function onRoom(room) {
     resetPlacement();
     resetShop();
   }
+  // A new offer makes the last "declined" obsolete.
+  if (room.rematch) S.rematchNote = null;
   S.room = room;
   S.pendingJoin = null;
   const path = `/r/${room.code}`;
@@ -276,6 +285,7 @@ function onState(frame) {
   if (before && before.phase === "finished" && view.phase !== "finished") {
     // A rematch: a fresh game in the same room.
     S.log = [];
+    S.rematchNote = null;
     resetPlacement();
     resetShop();
   }
@@ -2231,10 +2241,11 @@ function renderEnd() {
       me !== null ? h("p", { class: "muted" }, plural("your_rounds", view.round || 0)) : null,
       // A rated game's new ratings come with the room frame of its end.
       stats ? statsTable(stats, view, seatName, (seat) => ratingChip(S.room.seats.find((s) => s.seat === seat) || {})) : null,
+      me !== null ? rematchOffer() : null,
       h(
         "div",
         { class: "row-buttons center" },
-        me !== null ? h("button", { class: "button primary big", type: "button", id: "rematch", onclick: () => { send({ type: "rematch" }); toast(t("rematch_asked")); } }, `🔁 ${t("rematch")}`) : null,
+        me !== null && !S.room.rematch ? h("button", { class: "button primary big", type: "button", id: "rematch", onclick: () => send({ type: "rematch" }) }, `🔁 ${t("rematch")}`) : null,
         h("button", { class: "button big", type: "button", id: "home", onclick: goHome }, `⚓ ${t("back_home")}`),
         // The replay opens beside the room, which stays ready for a rematch.
         replayId !== null ? h("a", { class: "button big", id: "end-replay", href: `/g/${replayId}`, target: "_blank", rel: "noopener" }, `🎞 ${t("replay")}`) : null,
@@ -2242,6 +2253,39 @@ function renderEnd() {
       S.stats ? heatMaps(S.stats, view, seatName, t("heat_title")) : null,
     ),
     h("div", { class: "play-area" }, h("div", { class: "boards reveal" }, boards), renderSide()),
+  );
+}
+
+function rematchNoteText(note) {
+  const key = { left: "rematch_left", withdrawn: "rematch_withdrawn" }[note.reason] || "rematch_declined";
+  return t(key, { name: note.nickname || seatName(note.seat) });
+}
+
+/**
+ * The rematch offer on the end screen (docs/protocol.md, `rematch`): the
+ * others' offer to accept or decline, this seat's own offer waiting for the
+ * others, or why the last offer was withdrawn. The server starts the new game
+ * once every person has accepted.
+ */
+function rematchOffer() {
+  const offer = S.room.rematch;
+  if (!offer) return S.rematchNote ? h("p", { class: "rematch-note", id: "rematch-note", role: "status" }, rematchNoteText(S.rematchNote)) : null;
+  const waiting = offer.waiting.map(seatName).join(", ");
+  if (offer.accepted.includes(mySeat())) {
+    return h(
+      "div",
+      { class: "rematch-offer mine", id: "rematch-offer", role: "status" },
+      h("span", { class: "spinner", "aria-hidden": "true" }),
+      h("span", { id: "rematch-waiting" }, t(offer.from === mySeat() ? "rematch_asked" : "rematch_you_accepted", { names: waiting })),
+      h("button", { class: "button small ghost", type: "button", id: "rematch-withdraw", onclick: () => send({ type: "decline_rematch" }) }, t("rematch_withdraw")),
+    );
+  }
+  return h(
+    "div",
+    { class: "rematch-offer", id: "rematch-offer", role: "status" },
+    h("strong", { id: "rematch-from" }, `🔁 ${t("rematch_offer", { name: seatName(offer.from) })}`),
+    h("button", { class: "button primary", type: "button", id: "rematch-accept", onclick: () => send({ type: "rematch" }) }, t("rematch_accept")),
+    h("button", { class: "button", type: "button", id: "rematch-decline", onclick: () => send({ type: "decline_rematch" }) }, t("rematch_decline")),
   );
 }
 

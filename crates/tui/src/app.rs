@@ -402,6 +402,13 @@ pub enum Source {
     Remote(Remote),
 }
 
+/// The seat that offered the rematch on offer in a room frame's room, if any.
+fn rematch_from(room: &Value) -> Option<usize> {
+    room.pointer("/rematch/from")
+        .and_then(Value::as_u64)
+        .map(|seat| seat as usize)
+}
+
 pub struct Local {
     /// Tells this game from a later one (see [`BotMove`]).
     pub id: u64,
@@ -1358,8 +1365,20 @@ impl App {
                 let Some(play) = self.play.as_mut() else {
                     return;
                 };
+                let offered_before = match &play.source {
+                    Source::Remote(remote) => remote.room.as_ref().and_then(rematch_from),
+                    Source::Local(_) => None,
+                };
                 play.take_room(&room);
                 self.screen = if started { Screen::Play } else { Screen::Lobby };
+                // Another player's rematch offer waits for this one's answer.
+                let offer = match (offered_before, rematch_from(&room)) {
+                    (None, Some(from)) if Some(from) != play.me => {
+                        let name = play.names.get(from).cloned().unwrap_or_default();
+                        Some(format!("{name} offers a rematch: n accepts, q leaves."))
+                    }
+                    _ => None,
+                };
                 // Paired (or the bot accepted): the game goes on like any other.
                 if self.matching.take().is_some() {
                     let opponent = play
@@ -1374,6 +1393,9 @@ impl App {
                         .and_then(Value::as_bool)
                         .unwrap_or(false);
                     self.say(words::paired(&opponent, rated));
+                }
+                if let Some(offer) = offer {
+                    self.say(offer);
                 }
             }
             "state" => {
@@ -1484,6 +1506,17 @@ impl App {
                 // Not (or no longer) waiting: paired at the same moment (then the
                 // room follows), or the queue was left.
                 self.wait_cancelled();
+            }
+            "rematch_declined" => {
+                let name = frame
+                    .get("nickname")
+                    .and_then(Value::as_str)
+                    .unwrap_or("A player");
+                self.say(match frame.get("reason").and_then(Value::as_str) {
+                    Some("left") => format!("{name} left: no rematch."),
+                    Some("withdrawn") => format!("{name} withdrew the rematch offer."),
+                    _ => format!("{name} declined the rematch."),
+                });
             }
             "chat" => {
                 let from = frame.get("from").and_then(Value::as_str).unwrap_or("?");
@@ -1671,9 +1704,10 @@ impl App {
                     .is_some_and(|v| v.phase == Phase::Finished) =>
             {
                 if matches!(play.source, Source::Remote(_)) {
-                    // Same seats and setup, a new seed: the server starts it at once.
+                    // Same seats and setup, a new seed: an offer the other
+                    // people accept by asking too (bots accept at once).
                     self.send_frame(json!({"type": "rematch"}));
-                    self.say("Rematch!");
+                    self.say("Rematch asked: it starts when everybody accepts.");
                 } else {
                     // The form still holds this game's choices.
                     self.play = None;
