@@ -2350,7 +2350,9 @@ export function render() {
   let phaseClass = S.view && S.room?.started ? `phase-${S.view.phase}` : S.room ? "phase-lobby" : "phase-home";
   if (S.replay) phaseClass = "phase-replay";
   const preset = (S.replay ? S.replay.data?.preset : null) || S.room?.preset || S.homePreset;
-  document.body.className = `${phaseClass} preset-${preset}`;
+  // A ship held in a drag keeps its grabbing cursor through the redraw.
+  const dragging = document.body.classList.contains("dragging") ? " dragging" : "";
+  document.body.className = `${phaseClass} preset-${preset}${dragging}`;
   app.dataset.states = String(S.states || 0);
   // Wide seas scroll sideways on small screens: a redraw keeps where they were.
   const scrolled = new Map([...app.querySelectorAll(".board-scroll")].map((el) => [el.dataset.scroll, el.scrollLeft]));

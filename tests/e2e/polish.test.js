@@ -1,0 +1,58 @@
+// Browser tests of the polish of issue 15: a drag that survives the server's
+// updates, the space shop's confirmation, plural forms, the rules' legend
+// drawn from the board's own marks, and the space layout at 1366×900.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fileFixture, newPlayer, openHome, chooseRules, waitForLobby, startGame } from "./harness.js";
+
+const fixture = fileFixture();
+
+/** Two people in a friend room of `preset`, started by the host; both pages wait at its first screen. */
+async function friendGame(preset, { host = {}, guest = {} } = {}) {
+  const a = await newPlayer(fixture.chromium.browser, host);
+  const b = await newPlayer(fixture.chromium.browser, guest);
+  await openHome(a.page, fixture.server.url, "Ana");
+  await chooseRules(a.page, preset);
+  await a.page.click("#play-friend");
+  await waitForLobby(a.page);
+  const invite = await a.page.inputValue("#invite-link");
+  await openHome(b.page, fixture.server.url, "Bea");
+  await b.page.goto(invite);
+  await b.page.waitForSelector(".lobby .code-big");
+  await a.page.waitForSelector(".seats li:nth-child(2).seat-person");
+  return { host: a, guest: b };
+}
+
+test("a ship held in a drag keeps its preview when the opponent gets ready", async () => {
+  const { host, guest } = await friendGame("classic");
+  await startGame(host.page);
+  await guest.page.waitForSelector(".placement #random");
+  const page = host.page;
+  // Pick the battleship up from the dock and hold it over C3.
+  const ship = await page.locator('.dock-ship[data-ship="0"] .ship-shape').boundingBox();
+  await page.mouse.move(ship.x + 5, ship.y + 5);
+  await page.mouse.down();
+  const cell = await page.locator('.placement-board .cell[data-col="2"][data-row="2"]').boundingBox();
+  await page.mouse.move(cell.x + cell.width / 2, cell.y + cell.height / 2, { steps: 8 });
+  await page.waitForSelector(".placement-board .cell.pv-ok");
+  const before = await page.locator(".placement-board .cell.pv-ok").count();
+  assert.equal(before, 4, "the battleship's four cells light up");
+  assert.match(await page.locator("#place-hint").innerText(), /Fits here/);
+  // The opponent gets ready meanwhile: a room and a state frame redraw the page.
+  const states = await page.evaluate(() => document.getElementById("app").dataset.states);
+  await guest.page.click("#random");
+  await guest.page.waitForSelector("#ready:not([disabled])");
+  await guest.page.click("#ready");
+  await page.waitForSelector(".ready-list li.is-ready");
+  assert.notEqual(await page.evaluate(() => document.getElementById("app").dataset.states), states, "a state frame arrived");
+  // Still held: the same cells lit, the hint kept, the grabbing cursor on.
+  assert.equal(await page.locator(".placement-board .cell.pv-ok").count(), before, "the preview survives the update");
+  assert.match(await page.locator("#place-hint").innerText(), /Fits here/);
+  assert.equal(await page.evaluate(() => document.body.classList.contains("dragging")), true);
+  await page.mouse.up();
+  await page.waitForSelector('.placement-board .cell[data-ship="0"][data-col="2"][data-row="2"]');
+  assert.deepEqual(page.errors || [], []);
+  await host.context.close();
+  await guest.context.close();
+});
