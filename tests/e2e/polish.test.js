@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fileFixture, newPlayer, openHome, chooseRules, waitForLobby, startGame } from "./harness.js";
+import { fileFixture, newPlayer, openHome, chooseRules, waitForLobby, startGame, recordSent, recordFrames } from "./harness.js";
 
 const fixture = fileFixture();
 
@@ -12,6 +12,10 @@ const fixture = fileFixture();
 async function friendGame(preset, { host = {}, guest = {} } = {}) {
   const a = await newPlayer(fixture.chromium.browser, host);
   const b = await newPlayer(fixture.chromium.browser, guest);
+  for (const player of [a, b]) {
+    player.sent = recordSent(player.page);
+    player.frames = recordFrames(player.page);
+  }
   await openHome(a.page, fixture.server.url, "Ana");
   await chooseRules(a.page, preset);
   await a.page.click("#play-friend");
@@ -52,6 +56,46 @@ test("a ship held in a drag keeps its preview when the opponent gets ready", asy
   assert.equal(await page.evaluate(() => document.body.classList.contains("dragging")), true);
   await page.mouse.up();
   await page.waitForSelector('.placement-board .cell[data-ship="0"][data-col="2"][data-row="2"]');
+  assert.deepEqual(page.errors || [], []);
+  await host.context.close();
+  await guest.context.close();
+});
+
+test("the space shop asks before buying with more than a tenth of the credits unspent", async () => {
+  const { host, guest } = await friendGame("space");
+  await host.page.click("#start:not([disabled])");
+  const page = host.page;
+  await page.waitForSelector(".shop #buy");
+  const sent = host.sent;
+  // One fighter of 500 credits: 490 would be lost.
+  await page.click('[data-more="fighter"]');
+  await page.click("#buy");
+  await page.waitForSelector("#buy-confirm[role=alertdialog]");
+  assert.match(await page.locator("#buy-confirm").innerText(), /490 of your 500 credits would stay unspent/);
+  assert.equal(await page.evaluate(() => document.activeElement?.id), "buy-back", "the safe answer has the focus");
+  // Keep shopping: nothing was sent, the order is still there.
+  await page.click("#buy-back");
+  assert.equal(await page.locator("#buy-confirm").count(), 0);
+  assert.equal(await page.locator(".shop #buy").count(), 1);
+  assert.ok(!sent.some((f) => f.command?.cmd === "buy"), "no order went to the server");
+  // Escape closes it as well.
+  await page.click("#buy");
+  await page.waitForSelector("#buy-confirm");
+  await page.keyboard.press("Escape");
+  assert.equal(await page.locator("#buy-confirm").count(), 0);
+  // The default fleet spends nearly everything: Buy goes straight on.
+  await page.click("#default-fleet");
+  const left = Number((await page.locator("#credits-left strong").innerText()).split("/")[0]);
+  assert.ok(left <= 50, `the default fleet leaves at most a tenth (${left})`);
+  await page.click("#buy");
+  await page.waitForSelector("#shop-done");
+  assert.equal(await page.locator("#buy-confirm").count(), 0);
+  // "Buy anyway" sends the thin order.
+  await guest.page.waitForSelector(".shop #buy");
+  await guest.page.click('[data-more="fighter"]');
+  await guest.page.click("#buy");
+  await guest.page.click("#buy-anyway");
+  await guest.page.waitForSelector("#shop-done, .placement", { timeout: 15000 });
   assert.deepEqual(page.errors || [], []);
   await host.context.close();
   await guest.context.close();
