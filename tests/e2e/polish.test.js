@@ -100,3 +100,78 @@ test("the space shop asks before buying with more than a tenth of the credits un
   await host.context.close();
   await guest.context.close();
 });
+
+/** A game against a bot of `preset`, past the lobby (whether or not the page stops there). */
+async function botGame(page, preset) {
+  await chooseRules(page, preset);
+  await page.click("#play-bot");
+  await page.waitForSelector("#start:not([disabled]), .shop #buy, .placement #random");
+  if (await page.locator("#start").count()) await page.click("#start");
+}
+
+/** A log line of the page's own language, worded by the client's words.js. */
+async function logLine(page, event) {
+  return page.evaluate(async (event) => {
+    const { eventWords } = await import("/js/words.js");
+    const ctx = { me: 0, name: (seat) => `Seat ${seat}`, label: ([c, r]) => `${String.fromCharCode(65 + r)}${c + 1}`, water: () => "", ship: (id) => id, many: false, space: true };
+    return eventWords(event, ctx).text;
+  }, event);
+}
+
+const COUNTS = {
+  en: {
+    limit: ["1 cell · at most 4", "2 cells · at most 4"],
+    buy: ["Buy (1 ship)", "Buy (2 ships)"],
+    summary: ["1 ship, 1 cell", "2 ships, 3 cells"],
+    left: ["2 ships left to place", "1 ship left to place"],
+    volley: ["1 hit (carrier)", "2 hits (carrier)"],
+    scan: ["1 ship part found", "2 ship parts found"],
+  },
+  es: {
+    limit: ["1 casilla · máximo 4", "2 casillas · máximo 4"],
+    buy: ["Comprar (1 nave)", "Comprar (2 naves)"],
+    summary: ["1 nave, 1 casilla", "2 naves, 3 casillas"],
+    left: ["Faltan 2 barcos", "Falta 1 barco"],
+    volley: ["1 tocado (carrier)", "2 tocados (carrier)"],
+    scan: ["1 parte de barco encontrada", "2 partes de barco encontradas"],
+  },
+};
+
+for (const [lang, locale] of [["en", "en-GB"], ["es", "es-ES"]]) {
+  test(`counts of one and of many are worded with plural forms (${lang})`, async () => {
+    const words = COUNTS[lang];
+    const { context, page } = await newPlayer(fixture.chromium.browser, { locale });
+    await openHome(page, fixture.server.url, "Rosa");
+    await botGame(page, "space");
+    await page.waitForSelector(".shop #buy");
+    // The catalogue: a fighter has one cell, a scout two.
+    assert.match(await page.locator('.shop-item[data-type="fighter"]').innerText(), new RegExp(words.limit[0]));
+    assert.match(await page.locator('.shop-item[data-type="scout"]').innerText(), new RegExp(words.limit[1]));
+    await page.click('[data-more="fighter"]');
+    assert.equal((await page.locator("#buy").innerText()).replace("🚀", "").trim(), words.buy[0]);
+    assert.match(await page.locator("#shop-summary").innerText(), new RegExp(`^${words.summary[0]}\\b`));
+    await page.click('[data-more="scout"]');
+    assert.equal((await page.locator("#buy").innerText()).replace("🚀", "").trim(), words.buy[1]);
+    assert.match(await page.locator("#shop-summary").innerText(), new RegExp(`^${words.summary[1]}\\b`));
+    await page.click("#buy");
+    await page.click("#buy-anyway");
+    // Placement: two ships to place, then one.
+    await page.waitForSelector(".placement #ready", { timeout: 15000 });
+    assert.equal(await page.locator("#ready").innerText(), words.left[0]);
+    await page.focus('.dock-ship[data-ship="0"]');
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(".placement-board .cell.pv-ok");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('.placement-board .cell[data-ship="0"]');
+    assert.equal(await page.locator("#ready").innerText(), words.left[1]);
+    // The log: a volley of one hit and of two; a scan that found one part and two.
+    const volley = (hits) => ({ event: "volley", shooter: 0, board: 1, cells: [[0, 0], [1, 0], [2, 0]], hits, types_hit: ["carrier"], sunk: [] });
+    const scan = (found) => ({ event: "scan", seat: 0, cells: [[0, 0], [1, 0], [2, 0]].map((at, i) => ({ at, ship: i < found })) });
+    assert.match(await logLine(page, volley(1)), new RegExp(words.volley[0].replace(/[()]/g, "\\$&")));
+    assert.match(await logLine(page, volley(2)), new RegExp(words.volley[1].replace(/[()]/g, "\\$&")));
+    assert.match(await logLine(page, scan(1)), new RegExp(words.scan[0]));
+    assert.match(await logLine(page, scan(2)), new RegExp(words.scan[1]));
+    assert.deepEqual(page.errors || [], []);
+    await context.close();
+  });
+}

@@ -162,7 +162,7 @@ export function presetName(id) {
 
 function shipTypeName(id) {
   const type = rules()?.catalogue?.find((c) => c.id === id);
-  if (type && /^ship\d+$/.test(id)) return t("ship.generic", { n: type.shape.cells.length });
+  if (type && /^ship\d+$/.test(id)) return plural("ship.generic", type.shape.cells.length);
   return shipName(id, type?.name);
 }
 
@@ -769,19 +769,19 @@ function describeRules(r) {
   for (const index of r.fleet) counts.set(index, (counts.get(index) || 0) + 1);
   const fleet = [...counts.entries()].map(([index, n]) => `${n} × ${shipTypeName(r.catalogue[index].id)} (${r.catalogue[index].shape.cells.length})`);
   if (r.fleet.length) lines.push(t("desc_fleet", { fleet: fleet.join(", ") }));
-  else lines.push(t("desc_space", { credits: r.credits }));
+  else lines.push(plural("desc_space", r.credits, { credits: r.credits }));
   const seats = S.room?.seats?.length || r.seats || 2;
-  if (seats > 2) lines.push(t(r.salvo === "focus" ? "desc_salvo_focus" : "desc_salvo_spread", { n: r.shots_per_opponent }));
-  if (seats > 2) lines.push(r.round_seconds ? t("desc_round_timer", { n: r.round_seconds }) : t("desc_no_round_timer"));
+  if (seats > 2) lines.push(plural(r.salvo === "focus" ? "desc_salvo_focus" : "desc_salvo_spread", r.shots_per_opponent));
+  if (seats > 2) lines.push(r.round_seconds ? plural("desc_round_timer", r.round_seconds) : t("desc_no_round_timer"));
   if (r.has_teams) lines.push(t("desc_teams", { teams: teamList(r.teams) }));
   if (r.mode === "shared_sea") lines.push(t("desc_shared"));
-  if (r.preset === "brasil") lines.push(t(r.report === "per_volley" ? "desc_hard" : "desc_easy", { n: r.shots_per_turn }));
+  if (r.preset === "brasil") lines.push(plural(r.report === "per_volley" ? "desc_hard" : "desc_easy", r.shots_per_turn));
   else lines.push(t(r.hit_again ? "desc_hit_again" : "desc_one_shot"));
   lines.push(t(r.ships_may_touch ? "desc_may_touch" : "desc_no_touch"));
   lines.push(t(r.water_ring ? "desc_ring_on" : "desc_ring_off"));
   if (r.specials) lines.push(t("desc_specials", { wide: r.wide_uses, bombard: r.bombard_uses, radar: r.radar_uses }));
-  lines.push(r.turn_seconds ? t("desc_turn_timer", { n: r.turn_seconds }) : t("desc_no_turn_timer"));
-  lines.push(r.place_seconds ? t("desc_place_timer", { n: r.place_seconds }) : t("desc_no_place_timer"));
+  lines.push(r.turn_seconds ? plural("desc_turn_timer", r.turn_seconds) : t("desc_no_turn_timer"));
+  lines.push(r.place_seconds ? plural("desc_place_timer", r.place_seconds) : t("desc_no_place_timer"));
   return lines;
 }
 
@@ -1537,6 +1537,11 @@ function salvoTotals() {
   return { chosen, due };
 }
 
+/** "2 of 3 shots chosen": the noun follows the shots due. */
+function salvoCount(totals) {
+  return plural("salvo_count", totals.due, { n: totals.chosen, total: totals.due });
+}
+
 function toggleSalvoCell(board, col, row) {
   const key = keyOfCell(board, col, row);
   if (key < 0 || !salvoKeys().includes(key) || !cellIsTarget(board, col, row)) {
@@ -1567,7 +1572,7 @@ function toggleSalvoCell(board, col, row) {
     list.push([col, row]);
   }
   const totals = salvoTotals();
-  announce(t("salvo_count", { n: totals.chosen, total: totals.due }));
+  announce(salvoCount(totals));
   render();
 }
 
@@ -1628,7 +1633,7 @@ function renderRoundSummary() {
     if (e.event === "sunk") return h("li", { class: "sum-sunk" }, "☠ ", e.owner === me ? t("log_your_ship_sunk", { ship: shipTypeName(e.ship).toLowerCase() }) : t("log_ship_sunk", { ship: shipTypeName(e.ship).toLowerCase(), name: seatName(e.owner) }));
     if (e.event === "eliminated") return h("li", { class: "sum-out" }, "✝ ", e.seat === me ? t("log_you_eliminated") : t("log_eliminated", { name: seatName(e.seat) }));
     if (e.event === "action_used") return h("li", {}, "⚡ ", t("log_action", { name: seatName(e.seat), action: t(`special.${e.kind}`) }), e.board !== undefined && e.board !== null && !isShared() ? ` → ${seatName(e.board)}` : "");
-    if (e.event === "reinforced") return h("li", {}, "🛩 ", t("log_reinforced", { name: seatName(e.seat), n: e.count }));
+    if (e.event === "reinforced") return h("li", {}, "🛩 ", plural("log_reinforced", e.count, { name: seatName(e.seat) }));
     return null;
   });
   return h(
@@ -1681,7 +1686,7 @@ function fireAt(board, col, row) {
     if (index >= 0) S.volley.splice(index, 1);
     else if (looksTargetable(mark) && S.volley.length < rules().shots_per_turn) S.volley.push([col, row]);
     else if (!looksTargetable(mark)) toast(t("err.not_targetable"), "error");
-    announce(t("volley_count", { n: S.volley.length, total: rules().shots_per_turn }));
+    announce(plural("volley_count", rules().shots_per_turn, { n: S.volley.length, total: rules().shots_per_turn }));
     render();
     return;
   }
@@ -1863,7 +1868,7 @@ function specialsBar() {
       let locked = false;
       if (special) {
         locked = !a.ready && a.uses_left > 0 && kind === "bombard" && (view.round || 0) < 10;
-        note = a.uses_left === 0 ? t("no_uses") : locked ? t("unlocks_turn", { n: 10, now: view.round || 0 }) : t("uses_left", { n: a.uses_left });
+        note = a.uses_left === 0 ? t("no_uses") : locked ? t("unlocks_turn", { n: 10, now: view.round || 0 }) : plural("uses_left", a.uses_left);
       } else {
         locked = !a.ready;
         note = a.ready ? t("ability_ready") : t("ability_next_round", { n: a.next_round, now: view.round || 0 });
@@ -2000,13 +2005,13 @@ function battleBanner() {
     if (!waiting) return banner(t("salvo_waiting_for", { names: view.to_move.map(seatName).join(", ") || "…" }), false);
     const totals = salvoTotals();
     const key = rules().salvo === "focus" ? "salvo_focus_turn" : "salvo_your_turn";
-    return banner(t(key, { n: rules().shots_per_opponent * (rules().salvo === "focus" ? salvoKeys().length : 1) }), true, h("small", { class: "salvo-count", id: "salvo-count" }, ` · ${t("salvo_count", { n: totals.chosen, total: totals.due })}`));
+    return banner(plural(key, rules().shots_per_opponent * (rules().salvo === "focus" ? salvoKeys().length : 1)), true, h("small", { class: "salvo-count", id: "salvo-count" }, ` · ${salvoCount(totals)}`));
   }
   if (myTurn()) {
     let text = t("your_turn");
     if (rules().preset === "brasil" || rules().shots_per_turn > 1) {
       text = perVolley()
-        ? t("volley_turn", { n: rules().shots_per_turn })
+        ? plural("volley_turn", rules().shots_per_turn)
         : t("shots_turn", { k: (view.shots_this_turn || 0) + 1, n: rules().shots_per_turn });
     } else if (rules().max_shots_per_turn) {
       text = `${t("your_turn")} · ${t("shot_of_max", { k: (view.shots_this_turn || 0) + 1, n: rules().max_shots_per_turn })}`;
@@ -2024,7 +2029,7 @@ function volleySummary(board) {
   return h(
     "div",
     { class: "volley-summary", id: "volley-summary" },
-    h("strong", {}, t("volley_summary", { cells: v.cells.map(label).join(" "), hits: v.hits, total: v.cells.length })),
+    h("strong", {}, plural("volley_summary", v.hits, { cells: v.cells.map(label).join(" "), hits: v.hits, total: v.cells.length })),
     h("span", { class: "volley-dots", "aria-hidden": "true" }, v.cells.map((_, i) => h("span", { class: i < v.hits ? "dot-hit" : "dot-miss" }))),
     types ? h("span", {}, types) : null,
     v.sunk.length ? h("span", { class: "volley-sunk" }, t("log_volley_sunk", { ships: v.sunk.map((id) => shipTypeName(id)).join(", ") })) : null,

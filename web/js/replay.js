@@ -137,7 +137,7 @@ function seatNameOf(data) {
 
 function shipTypeName(id) {
   const generic = /^ship(\d+)$/.exec(id);
-  return generic ? t("ship.generic", { n: Number(generic[1]) }) : shipName(id);
+  return generic ? plural("ship.generic", Number(generic[1])) : shipName(id);
 }
 
 function blockAt(view, at) {

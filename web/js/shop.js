@@ -64,7 +64,7 @@ function change(id, delta) {
   const next = Math.max(0, Math.min(type.limit, now + delta));
   if (next === 0) delete cart[id];
   else cart[id] = next;
-  announce(t("shop_cart_now", { ship: shipTypeName(id), n: next, left: rules().credits - spent() }));
+  announce(plural("shop_cart_now", rules().credits - spent(), { ship: shipTypeName(id), n: next, left: rules().credits - spent() }));
   render();
 }
 
@@ -73,7 +73,7 @@ function askBuy() {
   if (rules().credits - spent() > rules().credits * UNSPENT_TO_CONFIRM) {
     confirming = true;
     render();
-    requestAnimationFrame(() => document.getElementById("buy-back")?.focus());
+    document.getElementById("buy-back")?.focus();
     return;
   }
   buy();
@@ -170,8 +170,8 @@ export function renderShop() {
         "div",
         { class: "shop-info" },
         h("strong", {}, shipTypeName(type.id)),
-        h("span", { class: "shop-price" }, t("shop_price", { n: type.price })),
-        h("small", { class: "muted" }, t("shop_cells_limit", { cells: type.shape.cells.length, limit: type.limit })),
+        h("span", { class: "shop-price" }, plural("shop_price", type.price)),
+        h("small", { class: "muted" }, plural("shop_cells_limit", type.shape.cells.length, { cells: type.shape.cells.length, limit: type.limit })),
         type.capital ? h("small", { class: "tag capital-tag" }, `★ ${t("shop_capital")}`) : null,
         type.ability ? h("small", { class: "tag ability-tag" }, `⚡ ${t(`special.${type.ability}`)} · ${t(`ability_desc.${type.ability}`)}`) : null,
       ),
@@ -210,7 +210,7 @@ export function renderShop() {
         { class: "card cart-card" },
         h("h2", {}, t("shop_cart")),
         h("div", { class: `credits ${left < 0 ? "bad" : ""}`, id: "credits-left" }, h("span", {}, t("shop_credits_left")), h("strong", {}, `${left} / ${r.credits}`)),
-        h("p", { class: "muted small" }, t("shop_summary", { ships, cells: cells(), field: fieldCells })),
+        h("p", { class: "muted small", id: "shop-summary" }, t("shop_summary", { ships: plural("shop_ships_n", ships), cells: plural("shop_cells_n", cells()), field: plural("shop_cells_n", fieldCells) })),
         h("p", { class: `small ${capitals() > 1 ? "bad" : "muted"}` }, `★ ${t("shop_capital_rule")}`),
         h(
           "div",
@@ -218,7 +218,7 @@ export function renderShop() {
           h("button", { class: "button", type: "button", id: "default-fleet", onclick: () => { cart = defaultFleet(); announce(t("shop_default_done")); render(); } }, `⭐ ${t("shop_default")}`),
           h("button", { class: "button ghost", type: "button", id: "clear-cart", disabled: ships === 0, onclick: () => { cart = {}; render(); } }, `↺ ${t("clear")}`),
         ),
-        h("button", { class: "button primary big", type: "button", id: "buy", disabled: ships === 0 || sent, onclick: askBuy }, `🚀 ${t("shop_buy", { n: ships })}`),
+        h("button", { class: "button primary big", type: "button", id: "buy", disabled: ships === 0 || sent, onclick: askBuy }, `🚀 ${plural("shop_buy", ships)}`),
         progress,
       ),
     ),

@@ -39,7 +39,7 @@ export function eventWords(event, ctx) {
     }
     case "volley": {
       const types = event.types_hit.map(lower).join(", ");
-      text = t(event.shooter === me ? "log_you_volley" : "log_other_volley", {
+      text = plural(event.shooter === me ? "log_you_volley" : "log_other_volley", event.hits, {
         name: ctx.name(event.shooter),
         cells: event.cells.map(ctx.label).join(" "),
         hits: event.hits,
@@ -62,11 +62,11 @@ export function eventWords(event, ctx) {
     case "scan": {
       const found = event.cells.filter((c) => c.ship).length;
       // Space has the scanner, the Italian game the radar; the event is the same.
-      text = t("log_scan", { n: found, action: t(ctx.space ? "special.scanner" : "special.radar") });
+      text = plural("log_scan", found, { action: t(ctx.space ? "special.scanner" : "special.radar") });
       break;
     }
     case "reinforced":
-      text = t("log_reinforced", { name: ctx.name(event.seat), n: event.count });
+      text = plural("log_reinforced", event.count, { name: ctx.name(event.seat) });
       break;
     case "resigned":
       text = me !== null && event.seat === me ? t("log_you_resigned") : t("log_resigned", { name: ctx.name(event.seat) });
