@@ -4,7 +4,9 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fileFixture, newPlayer, openHome, chooseRules, waitForLobby, startGame, recordSent, recordFrames } from "./harness.js";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { fileFixture, newPlayer, openHome, chooseRules, waitForLobby, startGame, recordSent, recordFrames, placeRandomAndReady, fireOnce, repoRoot, shoot } from "./harness.js";
 
 const fixture = fileFixture();
 
@@ -175,3 +177,67 @@ for (const [lang, locale] of [["en", "en-GB"], ["es", "es-ES"]]) {
     await context.close();
   });
 }
+
+/**
+ * How a cell draws its mark: the glyph's two strokes and the hull behind it
+ * (sizes left out: a mark in a sentence is smaller than on the board).
+ */
+function markLook(cell) {
+  const pick = (style) => ({
+    content: style.content, border: `${style.borderTopStyle} ${style.borderTopColor}`, radius: style.borderRadius,
+    background: style.backgroundColor, transform: style.transform, color: style.color, opacity: style.opacity,
+  });
+  const glyph = cell.querySelector(".glyph");
+  const hull = getComputedStyle(cell, "::before");
+  return {
+    before: pick(getComputedStyle(glyph, "::before")),
+    after: pick(getComputedStyle(glyph, "::after")),
+    hull: hull.content === "none" ? null : hull.backgroundImage,
+  };
+}
+
+test("the rules show the marks the board draws, in every language", async () => {
+  const { context, page } = await newPlayer(fixture.chromium.browser);
+  await openHome(page, fixture.server.url, "Iris");
+  await botGame(page, "classic");
+  await placeRandomAndReady(page);
+  await page.waitForSelector(".battle");
+  // Play until the target board has shown a miss, an open hit, a sunk ship and
+  // revealed water (the classic water ring), noting how the board drew each.
+  const board = {};
+  for (let step = 0; step < 400 && Object.keys(board).length < 4; step += 1) {
+    if (await page.locator(".end").count()) break;
+    if (!(await fireOnce(page))) await page.waitForTimeout(40);
+    for (const key of ["miss", "hit", "sunk", "water"]) {
+      if (board[key]) continue;
+      const cell = page.locator(`.target-board .cell.m-${key}`).first();
+      if (await cell.count()) board[key] = await cell.evaluate(markLook);
+    }
+  }
+  assert.deepEqual(Object.keys(board).sort(), ["hit", "miss", "sunk", "water"], "the board showed every mark");
+  await page.click("#rules-button");
+  await page.waitForSelector(".rules-body");
+  await shoot(page, "en-rules-marks", { at: ".rules-body p .inline-mark" });
+  for (const [key, look] of Object.entries(board)) {
+    const inText = await page.locator(`.rules-body p .inline-mark[data-mark="${key}"]`).first().evaluate(markLook);
+    assert.deepEqual(inText, look, `the rules' ${key} is the board's`);
+    const inLegend = await page.locator(`.legend .legend-cell[data-mark="${key}"]`).evaluate(markLook);
+    assert.deepEqual(inLegend, look, `the legend's ${key} is the board's`);
+  }
+  // Every language's text shows the marks where it speaks of them, named in that language.
+  for (const lang of ["en", "pt-PT", "pt-BR", "es", "it"]) {
+    const strings = JSON.parse(readFileSync(path.join(repoRoot, "web", "i18n", `${lang}.json`), "utf8"));
+    await page.selectOption("select.lang", lang);
+    await page.waitForFunction((lang) => document.documentElement.lang === lang, lang);
+    await page.waitForSelector(".rules-body");
+    const shown = await page.$$eval(".rules-body section", (sections) =>
+      sections.map((s) => ({ text: s.textContent, marks: [...s.querySelectorAll(".inline-mark")].map((m) => [m.dataset.mark, m.getAttribute("aria-label")]) })),
+    );
+    const shooting = Object.fromEntries(shown[2].marks);
+    for (const key of ["miss", "hit", "sunk", "water"]) assert.equal(shooting[key], strings[`mark.${key}`], `${lang}: the shooting rules show the ${key} mark`);
+    assert.equal(Object.fromEntries(shown[5].marks).volley_unknown, strings["mark.volley_unknown"], `${lang}: the brasil rules show the + mark`);
+    assert.ok(!shown.some((s) => /\{\w+\}/.test(s.text)), `${lang}: no placeholder is left in the text`);
+  }
+  assert.deepEqual(page.errors || [], []);
+  await context.close();
+});

@@ -438,7 +438,7 @@ function renderHeader() {
     },
     sound.muted ? "🔇" : "🔊",
   );
-  const rulesButton = h("button", { class: "icon-button", type: "button", onclick: () => openRules(), title: t("rules"), "aria-label": t("rules") }, "📖");
+  const rulesButton = h("button", { class: "icon-button", type: "button", id: "rules-button", onclick: () => openRules(), title: t("rules"), "aria-label": t("rules") }, "📖");
   // The leaderboard is one click away wherever no game needs the person.
   const boardButton = S.room || S.matching
     ? null
@@ -2319,18 +2319,34 @@ function renderRules() {
       h(
         "div",
         { class: "rules-body" },
-        sections.map((section) => h("section", {}, h("h2", {}, section.title), (section.text || []).map((p) => h("p", {}, p)))),
+        sections.map((section) => h("section", {}, h("h2", {}, section.title), (section.text || []).map((p) => h("p", {}, withMarks(p))))),
         h("h2", {}, t("legend")),
         h(
           "ul",
           { class: "legend" },
-          ["miss", "hit", "sunk", "water", "volley_unknown", "scan_ship", "scan_empty"].map((key) =>
-            h("li", {}, h("span", { class: `cell legend-cell m-${key}` }, h("span", { class: "glyph" })), t(`mark.${key}`)),
-          ),
+          ["miss", "hit", "sunk", "water", "volley_unknown", "scan_ship", "scan_empty"].map((key) => h("li", {}, markSymbol(key, false), t(`mark.${key}`))),
         ),
       ),
     ),
   );
+}
+
+/**
+ * A mark of the board drawn with the board's own styles (a cell of its
+ * classes), so that the rules show exactly what the board draws. Sunk cells
+ * are parts of a known hull, as on the board. `inline`: inside a sentence,
+ * named for screen readers; else beside its name, hidden from them.
+ */
+function markSymbol(key, inline) {
+  const named = inline ? { role: "img", "aria-label": t(`mark.${key}`) } : { "aria-hidden": "true" };
+  return h("span", { class: `cell legend-cell m-${key} ${key === "sunk" ? "hull" : ""} ${inline ? "inline-mark" : ""}`, dataset: { mark: key }, ...named }, h("span", { class: "glyph" }));
+}
+
+const MARKS_IN_TEXT = new Set(["miss", "hit", "sunk", "water", "volley_unknown", "scan_ship", "scan_empty"]);
+
+/** A rules paragraph with its {miss}, {hit}, … drawn as the board's marks. */
+function withMarks(text) {
+  return text.split(/\{(\w+)\}/).map((part, i) => (i % 2 === 0 ? part : MARKS_IN_TEXT.has(part) ? markSymbol(part, true) : `{${part}}`));
 }
 
 function closeRules() {
