@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileFixture, newPlayer, openHome, chooseRules, waitForLobby, startGame, recordSent, recordFrames, placeRandomAndReady, fireOnce, repoRoot, shoot } from "./harness.js";
+import { fileFixture, newPlayer, openHome, chooseRules, waitForLobby, startGame, recordSent, recordFrames, placeRandomAndReady, fireOnce, repoRoot, shoot, ownShipKeys } from "./harness.js";
 
 const fixture = fileFixture();
 
@@ -240,4 +240,138 @@ test("the rules show the marks the board draws, in every language", async () => 
   }
   assert.deepEqual(page.errors || [], []);
   await context.close();
+});
+
+/** Whether a page's box lies inside its viewport (the page scrolled to its top). */
+async function inViewport(page, selector) {
+  return page.evaluate((selector) => {
+    window.scrollTo(0, 0);
+    const box = document.querySelector(selector).getBoundingClientRect();
+    return { top: box.top, bottom: box.bottom, left: box.left, right: box.right, fits: box.top >= 0 && box.left >= 0 && box.bottom <= innerHeight && box.right <= innerWidth };
+  }, selector);
+}
+
+/** How many cells of the target board are outlined (a ring of a few pixels, or a focus outline). */
+async function outlinedCells(page) {
+  return page.$$eval(".target-board .cell", (cells) =>
+    cells.filter((el) => {
+      const style = getComputedStyle(el);
+      const rings = style.boxShadow.split(/,(?![^(]*\))/).map((s) => s.match(/(-?[\d.]+)px (-?[\d.]+)px (-?[\d.]+)px (-?[\d.]+)px inset/)).filter(Boolean);
+      const ring = rings.some((m) => Number(m[4]) >= 2 && Number(m[4]) <= 8);
+      return ring || (style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0);
+    }).map((el) => el.dataset.label),
+  );
+}
+
+/**
+ * The lowest contrast between the ship icons of the Fleets tab and what lies
+ * behind them (WCAG ratio of relative luminances). An icon is drawn by its
+ * hull's ::before: its fill or its ring, whichever stands out more, faded by
+ * any opacity on the way up.
+ */
+async function fleetIconContrast(page) {
+  return page.$$eval(".fleet-list .part", (parts) => {
+    const rgb = (text) => (text.match(/rgba?\([^)]*\)/) || ["rgba(0,0,0,0)"])[0].match(/[\d.]+/g).map(Number);
+    const colours = (text) => (text.match(/rgba?\([^)]*\)/g) || []).map(rgb).filter((c) => (c[3] ?? 1) > 0);
+    const lum = ([r, g, b]) => {
+      const c = [r, g, b].map((v) => v / 255).map((v) => (v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+      return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2];
+    };
+    const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+    let lowest = Infinity;
+    for (const part of parts) {
+      let back = null;
+      let opacity = 1;
+      for (let el = part; el; el = el.parentElement) {
+        const style = getComputedStyle(el);
+        opacity *= Number(style.opacity);
+        const color = rgb(style.backgroundColor);
+        if (!back && (color[3] ?? 1) > 0) back = color;
+      }
+      const before = getComputedStyle(part, "::before");
+      const inks = colours(`${before.backgroundImage} ${before.backgroundColor} ${before.boxShadow}`);
+      const seen = (ink) => ink.slice(0, 3).map((v, i) => v * opacity + back[i] * (1 - opacity));
+      lowest = Math.min(lowest, Math.max(...inks.map((ink) => ratio(seen(ink), back))));
+    }
+    return lowest;
+  });
+}
+
+test("space at 1366×900: boards in view, one outline for the laser, one log line per nuke, a readable end", async () => {
+  const size = { width: 1366, height: 900 };
+  const { host, guest } = await friendGame("space", { host: size, guest: { ...size, locale: "pt-PT" } });
+  await host.page.click("#start:not([disabled])");
+  for (const player of [host, guest]) {
+    await player.page.waitForSelector(".shop #default-fleet");
+    await player.page.click("#default-fleet");
+    await player.page.click("#buy");
+  }
+  for (const player of [host, guest]) await placeRandomAndReady(player.page);
+  const page = host.page;
+  await page.waitForSelector(".battle");
+  await shoot(page, "en-space-battle-1366");
+  for (const player of [host, guest]) {
+    const own = await inViewport(player.page, ".board-card.own");
+    assert.ok(own.fits, `the own board is in view during battle: ${JSON.stringify(own)}`);
+    const target = await inViewport(player.page, ".board-card.target");
+    assert.ok(target.fits, `the target board is in view during battle: ${JSON.stringify(target)}`);
+  }
+  // Both shoot around each other's ships until the host's laser, then its nuke, are ready.
+  let laserChecked = false;
+  let nukeLine = null;
+  for (let step = 0; step < 400 && !nukeLine; step += 1) {
+    if (await fireOnce(guest.page, { avoid: await ownShipKeys(page) })) continue;
+    if (!(await page.locator("#turn-banner.mine").count())) {
+      await page.waitForTimeout(40);
+      continue;
+    }
+    if (!laserChecked && (await page.locator("#special-laser:not([disabled])").count())) {
+      // Aiming the laser from the top at a cell in the middle: the column is lit, and only its entry is outlined.
+      await page.click("#special-laser");
+      const cell = page.locator('.target-board .cell.m-unknown[data-row="5"]').first();
+      await cell.hover();
+      await page.waitForFunction(() => document.querySelectorAll(".target-board .cell.area").length === 10);
+      await shoot(page, "en-space-laser-aim-1366");
+      const outlined = await outlinedCells(page);
+      assert.deepEqual(outlined, [`A${await cell.getAttribute("data-col").then((c) => Number(c) + 1)}`], "only the laser's entry cell is outlined");
+      await page.click("#special-laser");
+      laserChecked = true;
+    }
+    if (laserChecked && (await page.locator("#special-nuke:not([disabled])").count())) {
+      // The nuke on a cell of the guest's fleet, so that it explodes (R-7.8).
+      const ships = new Set((await ownShipKeys(guest.page)).map((k) => k.split(":")[1]));
+      const target = await page.$$eval(".target-board .cell.m-unknown", (els) => els.map((el) => [Number(el.dataset.col), Number(el.dataset.row)]));
+      const [c, r] = target.find(([c, r]) => ships.has(`${c},${r}`));
+      const before = await page.locator(".log li").allInnerTexts();
+      const states = await page.evaluate(() => document.getElementById("app").dataset.states);
+      await page.click("#special-nuke");
+      await page.hover(`.target-board .cell[data-col="${c}"][data-row="${r}"]`);
+      await page.click(`.target-board .cell[data-col="${c}"][data-row="${r}"]`);
+      await page.waitForFunction((states) => document.getElementById("app").dataset.states !== states, states);
+      const after = await page.locator(".log li").allInnerTexts();
+      const fresh = after.slice(0, after.length - before.length);
+      const nuke = fresh.filter((line) => /Nuke/.test(line));
+      assert.equal(nuke.length, 1, `one line for the nuke: ${JSON.stringify(fresh)}`);
+      assert.ok(!fresh.some((line) => /^You fired at/.test(line)), `no line per cell: ${JSON.stringify(fresh)}`);
+      assert.ok((nuke[0].match(/\b[A-J]\d{1,2}\b/g) || []).length > 1, `the line lists the cells: ${nuke[0]}`);
+      nukeLine = nuke[0];
+      continue;
+    }
+    await fireOnce(page, { avoid: [] });
+  }
+  assert.ok(nukeLine, "the nuke was fired");
+  // The end (a resignation, to be quick): boards of a sensible size, readable fleets.
+  guest.page.on("dialog", (dialog) => dialog.accept());
+  await guest.page.click("#resign");
+  await page.waitForSelector("#end-card");
+  const cells = await page.$$eval(".boards.reveal .board", (boards) => boards.map((b) => b.querySelector(".cell").getBoundingClientRect().width));
+  assert.equal(cells.length, 2);
+  for (const width of cells) assert.ok(width >= 26, `end-screen boards are a sensible size (cells of ${width}px)`);
+  await page.click("#tab-fleet");
+  await shoot(page, "en-space-end-fleets-1366", { at: ".side" });
+  const contrast = await fleetIconContrast(page);
+  assert.ok(contrast >= 3, `the Fleets tab's ship icons stand out (contrast ${contrast.toFixed(2)})`);
+  assert.deepEqual(page.errors || [], []);
+  await host.context.close();
+  await guest.context.close();
 });

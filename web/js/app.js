@@ -11,7 +11,7 @@ import { h } from "./dom.js";
 import { renderPlacement, resetPlacement } from "./placement.js";
 import { Sound } from "./sound.js";
 import { renderShop, resetShop } from "./shop.js";
-import { eventWords } from "./words.js";
+import { eventsWords } from "./words.js";
 import { statsTable, heatMaps } from "./stats.js";
 import {
   playNow, resumeMatching, onMatchFrame, onMatchError, renderMatching, askOpenRooms, onOpenRooms, openRoomsCard,
@@ -324,7 +324,8 @@ function onState(frame) {
     // A fallen opponent's sea is no target: show a live one when it is time to shoot.
     S.tab = null;
   }
-  for (const event of frame.events || []) logEvent(event);
+  // A duel's move is one action; a salvo round's resolution is everybody's.
+  logEvents(frame.events || [], !before?.salvo_round);
   const me = mySeat();
   if (view.phase === "battle" && me !== null && view.to_move.includes(me) && before && !before.to_move.includes(me)) {
     announce(t("announce_your_turn"));
@@ -386,17 +387,19 @@ function wordsContext() {
   };
 }
 
-function logEvent(event) {
-  if (event.event === "shot") sound.play(event.result === "miss" ? "splash" : event.result === "hit" ? "hit" : "sunk");
-  if (event.event === "volley") {
-    sound.play(event.hits ? "hit" : "splash");
-    S.lastVolley = { ...event, mine: event.shooter === mySeat() };
+function logEvents(events, grouped) {
+  for (const event of events) {
+    if (event.event === "shot") sound.play(event.result === "miss" ? "splash" : event.result === "hit" ? "hit" : "sunk");
+    if (event.event === "volley") {
+      sound.play(event.hits ? "hit" : "splash");
+      S.lastVolley = { ...event, mine: event.shooter === mySeat() };
+    }
   }
-  const said = eventWords(event, wordsContext());
-  if (!said) return;
-  S.log.unshift({ ...said, at: Date.now() });
-  if (S.log.length > 300) S.log.pop();
-  if (event.event !== "ready") announce(said.text);
+  for (const said of eventsWords(events, wordsContext(), { grouped })) {
+    S.log.unshift({ ...said, at: Date.now() });
+    if (S.log.length > 300) S.log.pop();
+    if (said.event !== "ready") announce(said.text);
+  }
 }
 
 // ---------------------------------------------------------------- header
@@ -2232,9 +2235,13 @@ function renderEnd() {
   else title = won ? t("end_won") : t("end_lost", { name: winners.map(seatName).join(", ") });
   const stats = S.stats || statsFromBoards(view);
   const replayId = finishedGameId();
-  const boards = view.boards.map((b, index) =>
-    h("section", { class: "board-card" }, h("h2", {}, isShared() ? t("shared_sea") : index === me ? t("your_waters") : t("board_of", { name: seatName(index) })), isShared() ? boardScroller(renderOwnBoard(index), "sea") : renderOwnBoard(index)),
-  );
+  const boards = view.boards.map((b, index) => {
+    const board = renderOwnBoard(index);
+    const size = seaSize(index);
+    // A field much wider than tall (space) gets a row of its own rather than half of one.
+    board.classList.toggle("wide", size.cols > size.rows * 1.5);
+    return h("section", { class: "board-card" }, h("h2", {}, isShared() ? t("shared_sea") : index === me ? t("your_waters") : t("board_of", { name: seatName(index) })), isShared() ? boardScroller(board, "sea") : board);
+  });
   return h(
     "main",
     { class: "game end" },
