@@ -92,6 +92,7 @@ test("every engine and server error code has a translation", () => {
     "capital_limit", "type_limit", "over_budget", "fleet_does_not_fit", "wrong_fleet", "out_of_bounds",
     "outside_own_waters", "ships_overlap", "ships_touch", "wrong_shot_count", "duplicate_target",
     "ability_unavailable", "no_uses_left", "ability_not_ready", "not_targetable", "already_submitted",
+    "no_rematch_offer",
   ];
   for (const lang of LANGS) {
     const strings = load(lang);

@@ -222,8 +222,25 @@ test("two browsers play each other through the invite link", async () => {
   const guestWon = (await guest.page.locator(".end-card.won").count()) === 1;
   assert.notEqual(hostWon, guestWon, "exactly one of the two wins");
 
-  // Rematch: a fresh game in the same room, back to placement for both.
+  // A rematch is an offer: the host waits, the guest's end screen stays and asks.
   await host.page.click("#rematch");
+  await host.page.waitForSelector("#rematch-waiting");
+  assert.match(await host.page.locator("#rematch-waiting").innerText(), /Rematch offered — waiting for/);
+  await guest.page.waitForSelector("#rematch-from");
+  assert.match(await guest.page.locator("#rematch-from").innerText(), /Ana propõe uma desforra/);
+  await guest.page.waitForTimeout(500);
+  assert.equal(await guest.page.locator("#end-card").count(), 1, "the guest's end screen stays until they answer");
+  assert.equal(await host.page.locator(".placement").count() + (await guest.page.locator(".placement").count()), 0, "no new game yet");
+  // Declined: the host is told, and the offer is gone on both sides.
+  await guest.page.click("#rematch-decline");
+  await host.page.waitForSelector("#rematch-note");
+  assert.match(await host.page.locator("#rematch-note").innerText(), /declined the rematch/);
+  await host.page.waitForSelector("#rematch:not([disabled])");
+  await guest.page.waitForSelector("#rematch");
+  assert.equal(await guest.page.locator("#rematch-offer").count(), 0);
+  // Offered again and accepted: a fresh game in the same room, placement for both.
+  await host.page.click("#rematch");
+  await guest.page.click("#rematch-accept");
   await host.page.waitForSelector(".placement #random");
   await guest.page.waitForSelector(".placement #random");
   await host.context.close();

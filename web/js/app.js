@@ -11,7 +11,7 @@ import { h } from "./dom.js";
 import { renderPlacement, resetPlacement } from "./placement.js";
 import { Sound } from "./sound.js";
 import { renderShop, resetShop } from "./shop.js";
-import { eventWords } from "./words.js";
+import { eventsWords } from "./words.js";
 import { statsTable, heatMaps } from "./stats.js";
 import {
   playNow, resumeMatching, onMatchFrame, onMatchError, renderMatching, askOpenRooms, onOpenRooms, openRoomsCard,
@@ -75,6 +75,8 @@ export const S = {
   replay: null,
   // The statistics of the finished game in view (the finished state frame's `stats`).
   stats: null,
+  // Why the last rematch offer was withdrawn (the server's rematch_declined frame), until a new one.
+  rematchNote: null,
   // Whether "Play a friend" makes the room public (listed) and rated.
   homePublic: false,
   homeRated: false,
@@ -160,7 +162,7 @@ export function presetName(id) {
 
 function shipTypeName(id) {
   const type = rules()?.catalogue?.find((c) => c.id === id);
-  if (type && /^ship\d+$/.test(id)) return t("ship.generic", { n: type.shape.cells.length });
+  if (type && /^ship\d+$/.test(id)) return plural("ship.generic", type.shape.cells.length);
   return shipName(id, type?.name);
 }
 
@@ -192,6 +194,11 @@ function onFrame(frame) {
         S.unreadChat += S.sideTab === "chat" ? 0 : 1;
         announce(`${frame.from}: ${frame.text}`);
       }
+      break;
+    case "rematch_declined":
+      S.rematchNote = frame;
+      toast(rematchNoteText(frame));
+      announce(rematchNoteText(frame));
       break;
     case "left":
     case "pong":
@@ -261,6 +268,8 @@ function onRoom(room) {
     resetPlacement();
     resetShop();
   }
+  // A new offer makes the last "declined" obsolete.
+  if (room.rematch) S.rematchNote = null;
   S.room = room;
   S.pendingJoin = null;
   const path = `/r/${room.code}`;
@@ -276,6 +285,7 @@ function onState(frame) {
   if (before && before.phase === "finished" && view.phase !== "finished") {
     // A rematch: a fresh game in the same room.
     S.log = [];
+    S.rematchNote = null;
     resetPlacement();
     resetShop();
   }
@@ -314,7 +324,8 @@ function onState(frame) {
     // A fallen opponent's sea is no target: show a live one when it is time to shoot.
     S.tab = null;
   }
-  for (const event of frame.events || []) logEvent(event);
+  // A duel's move is one action; a salvo round's resolution is everybody's.
+  logEvents(frame.events || [], !before?.salvo_round);
   const me = mySeat();
   if (view.phase === "battle" && me !== null && view.to_move.includes(me) && before && !before.to_move.includes(me)) {
     announce(t("announce_your_turn"));
@@ -376,17 +387,19 @@ function wordsContext() {
   };
 }
 
-function logEvent(event) {
-  if (event.event === "shot") sound.play(event.result === "miss" ? "splash" : event.result === "hit" ? "hit" : "sunk");
-  if (event.event === "volley") {
-    sound.play(event.hits ? "hit" : "splash");
-    S.lastVolley = { ...event, mine: event.shooter === mySeat() };
+function logEvents(events, grouped) {
+  for (const event of events) {
+    if (event.event === "shot") sound.play(event.result === "miss" ? "splash" : event.result === "hit" ? "hit" : "sunk");
+    if (event.event === "volley") {
+      sound.play(event.hits ? "hit" : "splash");
+      S.lastVolley = { ...event, mine: event.shooter === mySeat() };
+    }
   }
-  const said = eventWords(event, wordsContext());
-  if (!said) return;
-  S.log.unshift({ ...said, at: Date.now() });
-  if (S.log.length > 300) S.log.pop();
-  if (event.event !== "ready") announce(said.text);
+  for (const said of eventsWords(events, wordsContext(), { grouped })) {
+    S.log.unshift({ ...said, at: Date.now() });
+    if (S.log.length > 300) S.log.pop();
+    if (said.event !== "ready") announce(said.text);
+  }
 }
 
 // ---------------------------------------------------------------- header
@@ -428,7 +441,7 @@ function renderHeader() {
     },
     sound.muted ? "🔇" : "🔊",
   );
-  const rulesButton = h("button", { class: "icon-button", type: "button", onclick: () => openRules(), title: t("rules"), "aria-label": t("rules") }, "📖");
+  const rulesButton = h("button", { class: "icon-button", type: "button", id: "rules-button", onclick: () => openRules(), title: t("rules"), "aria-label": t("rules") }, "📖");
   // The leaderboard is one click away wherever no game needs the person.
   const boardButton = S.room || S.matching
     ? null
@@ -759,19 +772,19 @@ function describeRules(r) {
   for (const index of r.fleet) counts.set(index, (counts.get(index) || 0) + 1);
   const fleet = [...counts.entries()].map(([index, n]) => `${n} × ${shipTypeName(r.catalogue[index].id)} (${r.catalogue[index].shape.cells.length})`);
   if (r.fleet.length) lines.push(t("desc_fleet", { fleet: fleet.join(", ") }));
-  else lines.push(t("desc_space", { credits: r.credits }));
+  else lines.push(plural("desc_space", r.credits, { credits: r.credits }));
   const seats = S.room?.seats?.length || r.seats || 2;
-  if (seats > 2) lines.push(t(r.salvo === "focus" ? "desc_salvo_focus" : "desc_salvo_spread", { n: r.shots_per_opponent }));
-  if (seats > 2) lines.push(r.round_seconds ? t("desc_round_timer", { n: r.round_seconds }) : t("desc_no_round_timer"));
+  if (seats > 2) lines.push(plural(r.salvo === "focus" ? "desc_salvo_focus" : "desc_salvo_spread", r.shots_per_opponent));
+  if (seats > 2) lines.push(r.round_seconds ? plural("desc_round_timer", r.round_seconds) : t("desc_no_round_timer"));
   if (r.has_teams) lines.push(t("desc_teams", { teams: teamList(r.teams) }));
   if (r.mode === "shared_sea") lines.push(t("desc_shared"));
-  if (r.preset === "brasil") lines.push(t(r.report === "per_volley" ? "desc_hard" : "desc_easy", { n: r.shots_per_turn }));
+  if (r.preset === "brasil") lines.push(plural(r.report === "per_volley" ? "desc_hard" : "desc_easy", r.shots_per_turn));
   else lines.push(t(r.hit_again ? "desc_hit_again" : "desc_one_shot"));
   lines.push(t(r.ships_may_touch ? "desc_may_touch" : "desc_no_touch"));
   lines.push(t(r.water_ring ? "desc_ring_on" : "desc_ring_off"));
   if (r.specials) lines.push(t("desc_specials", { wide: r.wide_uses, bombard: r.bombard_uses, radar: r.radar_uses }));
-  lines.push(r.turn_seconds ? t("desc_turn_timer", { n: r.turn_seconds }) : t("desc_no_turn_timer"));
-  lines.push(r.place_seconds ? t("desc_place_timer", { n: r.place_seconds }) : t("desc_no_place_timer"));
+  lines.push(r.turn_seconds ? plural("desc_turn_timer", r.turn_seconds) : t("desc_no_turn_timer"));
+  lines.push(r.place_seconds ? plural("desc_place_timer", r.place_seconds) : t("desc_no_place_timer"));
   return lines;
 }
 
@@ -1527,6 +1540,11 @@ function salvoTotals() {
   return { chosen, due };
 }
 
+/** "2 of 3 shots chosen": the noun follows the shots due. */
+function salvoCount(totals) {
+  return plural("salvo_count", totals.due, { n: totals.chosen, total: totals.due });
+}
+
 function toggleSalvoCell(board, col, row) {
   const key = keyOfCell(board, col, row);
   if (key < 0 || !salvoKeys().includes(key) || !cellIsTarget(board, col, row)) {
@@ -1557,7 +1575,7 @@ function toggleSalvoCell(board, col, row) {
     list.push([col, row]);
   }
   const totals = salvoTotals();
-  announce(t("salvo_count", { n: totals.chosen, total: totals.due }));
+  announce(salvoCount(totals));
   render();
 }
 
@@ -1618,7 +1636,7 @@ function renderRoundSummary() {
     if (e.event === "sunk") return h("li", { class: "sum-sunk" }, "☠ ", e.owner === me ? t("log_your_ship_sunk", { ship: shipTypeName(e.ship).toLowerCase() }) : t("log_ship_sunk", { ship: shipTypeName(e.ship).toLowerCase(), name: seatName(e.owner) }));
     if (e.event === "eliminated") return h("li", { class: "sum-out" }, "✝ ", e.seat === me ? t("log_you_eliminated") : t("log_eliminated", { name: seatName(e.seat) }));
     if (e.event === "action_used") return h("li", {}, "⚡ ", t("log_action", { name: seatName(e.seat), action: t(`special.${e.kind}`) }), e.board !== undefined && e.board !== null && !isShared() ? ` → ${seatName(e.board)}` : "");
-    if (e.event === "reinforced") return h("li", {}, "🛩 ", t("log_reinforced", { name: seatName(e.seat), n: e.count }));
+    if (e.event === "reinforced") return h("li", {}, "🛩 ", plural("log_reinforced", e.count, { name: seatName(e.seat) }));
     return null;
   });
   return h(
@@ -1671,7 +1689,7 @@ function fireAt(board, col, row) {
     if (index >= 0) S.volley.splice(index, 1);
     else if (looksTargetable(mark) && S.volley.length < rules().shots_per_turn) S.volley.push([col, row]);
     else if (!looksTargetable(mark)) toast(t("err.not_targetable"), "error");
-    announce(t("volley_count", { n: S.volley.length, total: rules().shots_per_turn }));
+    announce(plural("volley_count", rules().shots_per_turn, { n: S.volley.length, total: rules().shots_per_turn }));
     render();
     return;
   }
@@ -1853,7 +1871,7 @@ function specialsBar() {
       let locked = false;
       if (special) {
         locked = !a.ready && a.uses_left > 0 && kind === "bombard" && (view.round || 0) < 10;
-        note = a.uses_left === 0 ? t("no_uses") : locked ? t("unlocks_turn", { n: 10, now: view.round || 0 }) : t("uses_left", { n: a.uses_left });
+        note = a.uses_left === 0 ? t("no_uses") : locked ? t("unlocks_turn", { n: 10, now: view.round || 0 }) : plural("uses_left", a.uses_left);
       } else {
         locked = !a.ready;
         note = a.ready ? t("ability_ready") : t("ability_next_round", { n: a.next_round, now: view.round || 0 });
@@ -1990,13 +2008,13 @@ function battleBanner() {
     if (!waiting) return banner(t("salvo_waiting_for", { names: view.to_move.map(seatName).join(", ") || "…" }), false);
     const totals = salvoTotals();
     const key = rules().salvo === "focus" ? "salvo_focus_turn" : "salvo_your_turn";
-    return banner(t(key, { n: rules().shots_per_opponent * (rules().salvo === "focus" ? salvoKeys().length : 1) }), true, h("small", { class: "salvo-count", id: "salvo-count" }, ` · ${t("salvo_count", { n: totals.chosen, total: totals.due })}`));
+    return banner(plural(key, rules().shots_per_opponent * (rules().salvo === "focus" ? salvoKeys().length : 1)), true, h("small", { class: "salvo-count", id: "salvo-count" }, ` · ${salvoCount(totals)}`));
   }
   if (myTurn()) {
     let text = t("your_turn");
     if (rules().preset === "brasil" || rules().shots_per_turn > 1) {
       text = perVolley()
-        ? t("volley_turn", { n: rules().shots_per_turn })
+        ? plural("volley_turn", rules().shots_per_turn)
         : t("shots_turn", { k: (view.shots_this_turn || 0) + 1, n: rules().shots_per_turn });
     } else if (rules().max_shots_per_turn) {
       text = `${t("your_turn")} · ${t("shot_of_max", { k: (view.shots_this_turn || 0) + 1, n: rules().max_shots_per_turn })}`;
@@ -2014,7 +2032,7 @@ function volleySummary(board) {
   return h(
     "div",
     { class: "volley-summary", id: "volley-summary" },
-    h("strong", {}, t("volley_summary", { cells: v.cells.map(label).join(" "), hits: v.hits, total: v.cells.length })),
+    h("strong", {}, plural("volley_summary", v.hits, { cells: v.cells.map(label).join(" "), hits: v.hits, total: v.cells.length })),
     h("span", { class: "volley-dots", "aria-hidden": "true" }, v.cells.map((_, i) => h("span", { class: i < v.hits ? "dot-hit" : "dot-miss" }))),
     types ? h("span", {}, types) : null,
     v.sunk.length ? h("span", { class: "volley-sunk" }, t("log_volley_sunk", { ships: v.sunk.map((id) => shipTypeName(id)).join(", ") })) : null,
@@ -2217,9 +2235,13 @@ function renderEnd() {
   else title = won ? t("end_won") : t("end_lost", { name: winners.map(seatName).join(", ") });
   const stats = S.stats || statsFromBoards(view);
   const replayId = finishedGameId();
-  const boards = view.boards.map((b, index) =>
-    h("section", { class: "board-card" }, h("h2", {}, isShared() ? t("shared_sea") : index === me ? t("your_waters") : t("board_of", { name: seatName(index) })), isShared() ? boardScroller(renderOwnBoard(index), "sea") : renderOwnBoard(index)),
-  );
+  const boards = view.boards.map((b, index) => {
+    const board = renderOwnBoard(index);
+    const size = seaSize(index);
+    // A field much wider than tall (space) gets a row of its own rather than half of one.
+    board.classList.toggle("wide", size.cols > size.rows * 1.5);
+    return h("section", { class: "board-card" }, h("h2", {}, isShared() ? t("shared_sea") : index === me ? t("your_waters") : t("board_of", { name: seatName(index) })), isShared() ? boardScroller(board, "sea") : board);
+  });
   return h(
     "main",
     { class: "game end" },
@@ -2231,10 +2253,11 @@ function renderEnd() {
       me !== null ? h("p", { class: "muted" }, plural("your_rounds", view.round || 0)) : null,
       // A rated game's new ratings come with the room frame of its end.
       stats ? statsTable(stats, view, seatName, (seat) => ratingChip(S.room.seats.find((s) => s.seat === seat) || {})) : null,
+      me !== null ? rematchOffer() : null,
       h(
         "div",
         { class: "row-buttons center" },
-        me !== null ? h("button", { class: "button primary big", type: "button", id: "rematch", onclick: () => { send({ type: "rematch" }); toast(t("rematch_asked")); } }, `🔁 ${t("rematch")}`) : null,
+        me !== null && !S.room.rematch ? h("button", { class: "button primary big", type: "button", id: "rematch", onclick: () => send({ type: "rematch" }) }, `🔁 ${t("rematch")}`) : null,
         h("button", { class: "button big", type: "button", id: "home", onclick: goHome }, `⚓ ${t("back_home")}`),
         // The replay opens beside the room, which stays ready for a rematch.
         replayId !== null ? h("a", { class: "button big", id: "end-replay", href: `/g/${replayId}`, target: "_blank", rel: "noopener" }, `🎞 ${t("replay")}`) : null,
@@ -2242,6 +2265,39 @@ function renderEnd() {
       S.stats ? heatMaps(S.stats, view, seatName, t("heat_title")) : null,
     ),
     h("div", { class: "play-area" }, h("div", { class: "boards reveal" }, boards), renderSide()),
+  );
+}
+
+function rematchNoteText(note) {
+  const key = { left: "rematch_left", withdrawn: "rematch_withdrawn" }[note.reason] || "rematch_declined";
+  return t(key, { name: note.nickname || seatName(note.seat) });
+}
+
+/**
+ * The rematch offer on the end screen (docs/protocol.md, `rematch`): the
+ * others' offer to accept or decline, this seat's own offer waiting for the
+ * others, or why the last offer was withdrawn. The server starts the new game
+ * once every person has accepted.
+ */
+function rematchOffer() {
+  const offer = S.room.rematch;
+  if (!offer) return S.rematchNote ? h("p", { class: "rematch-note", id: "rematch-note", role: "status" }, rematchNoteText(S.rematchNote)) : null;
+  const waiting = offer.waiting.map(seatName).join(", ");
+  if (offer.accepted.includes(mySeat())) {
+    return h(
+      "div",
+      { class: "rematch-offer mine", id: "rematch-offer", role: "status" },
+      h("span", { class: "spinner", "aria-hidden": "true" }),
+      h("span", { id: "rematch-waiting" }, t(offer.from === mySeat() ? "rematch_asked" : "rematch_you_accepted", { names: waiting })),
+      h("button", { class: "button small ghost", type: "button", id: "rematch-withdraw", onclick: () => send({ type: "decline_rematch" }) }, t("rematch_withdraw")),
+    );
+  }
+  return h(
+    "div",
+    { class: "rematch-offer", id: "rematch-offer", role: "status" },
+    h("strong", { id: "rematch-from" }, `🔁 ${t("rematch_offer", { name: seatName(offer.from) })}`),
+    h("button", { class: "button primary", type: "button", id: "rematch-accept", onclick: () => send({ type: "rematch" }) }, t("rematch_accept")),
+    h("button", { class: "button", type: "button", id: "rematch-decline", onclick: () => send({ type: "decline_rematch" }) }, t("rematch_decline")),
   );
 }
 
@@ -2270,18 +2326,34 @@ function renderRules() {
       h(
         "div",
         { class: "rules-body" },
-        sections.map((section) => h("section", {}, h("h2", {}, section.title), (section.text || []).map((p) => h("p", {}, p)))),
+        sections.map((section) => h("section", {}, h("h2", {}, section.title), (section.text || []).map((p) => h("p", {}, withMarks(p))))),
         h("h2", {}, t("legend")),
         h(
           "ul",
           { class: "legend" },
-          ["miss", "hit", "sunk", "water", "volley_unknown", "scan_ship", "scan_empty"].map((key) =>
-            h("li", {}, h("span", { class: `cell legend-cell m-${key}` }, h("span", { class: "glyph" })), t(`mark.${key}`)),
-          ),
+          ["miss", "hit", "sunk", "water", "volley_unknown", "scan_ship", "scan_empty"].map((key) => h("li", {}, markSymbol(key, false), t(`mark.${key}`))),
         ),
       ),
     ),
   );
+}
+
+/**
+ * A mark of the board drawn with the board's own styles (a cell of its
+ * classes), so that the rules show exactly what the board draws. Sunk cells
+ * are parts of a known hull, as on the board. `inline`: inside a sentence,
+ * named for screen readers; else beside its name, hidden from them.
+ */
+function markSymbol(key, inline) {
+  const named = inline ? { role: "img", "aria-label": t(`mark.${key}`) } : { "aria-hidden": "true" };
+  return h("span", { class: `cell legend-cell m-${key} ${key === "sunk" ? "hull" : ""} ${inline ? "inline-mark" : ""}`, dataset: { mark: key }, ...named }, h("span", { class: "glyph" }));
+}
+
+const MARKS_IN_TEXT = new Set(["miss", "hit", "sunk", "water", "volley_unknown", "scan_ship", "scan_empty"]);
+
+/** A rules paragraph with its {miss}, {hit}, … drawn as the board's marks. */
+function withMarks(text) {
+  return text.split(/\{(\w+)\}/).map((part, i) => (i % 2 === 0 ? part : MARKS_IN_TEXT.has(part) ? markSymbol(part, true) : `{${part}}`));
 }
 
 function closeRules() {
@@ -2306,7 +2378,9 @@ export function render() {
   let phaseClass = S.view && S.room?.started ? `phase-${S.view.phase}` : S.room ? "phase-lobby" : "phase-home";
   if (S.replay) phaseClass = "phase-replay";
   const preset = (S.replay ? S.replay.data?.preset : null) || S.room?.preset || S.homePreset;
-  document.body.className = `${phaseClass} preset-${preset}`;
+  // A ship held in a drag keeps its grabbing cursor through the redraw.
+  const dragging = document.body.classList.contains("dragging") ? " dragging" : "";
+  document.body.className = `${phaseClass} preset-${preset}${dragging}`;
   app.dataset.states = String(S.states || 0);
   // Wide seas scroll sideways on small screens: a redraw keeps where they were.
   const scrolled = new Map([...app.querySelectorAll(".board-scroll")].map((el) => [el.dataset.scroll, el.scrollLeft]));

@@ -20,6 +20,13 @@ let carry = null; // keyboard carrying: { index, rot, at }
 let hint = null; // { ok, text }
 let sending = false;
 const answers = new Map();
+/**
+ * What the board shows of the ship in hand (dragged, or carried with the
+ * keyboard): the lit cells and the hint under the board. A redraw while the
+ * ship is held (a frame from the server: someone got ready) draws them again,
+ * so the preview does not vanish under the pointer.
+ */
+let inHand = null;
 
 export function resetPlacement() {
   placed = new Map();
@@ -29,6 +36,11 @@ export function resetPlacement() {
   hint = null;
   sending = false;
   answers.clear();
+  inHand = null;
+}
+
+function holding() {
+  return Boolean(drag?.moved || carry);
 }
 
 function fleet() {
@@ -106,16 +118,22 @@ async function preview(index, at, rot) {
   const answer = await check(layout);
   if (serial !== previewSerial) return answer;
   paint(cells, answer?.ok ? "pv-ok" : "pv-bad", reasonOf(answer));
-  const info = document.getElementById("place-hint");
-  if (info) {
-    info.textContent = `${label(at)} · ${reasonOf(answer)}`;
-    info.className = `place-hint ${answer?.ok ? "ok" : "bad"}`;
-  }
+  tell(`${label(at)} · ${reasonOf(answer)}`, `place-hint ${answer?.ok ? "ok" : "bad"}`);
   return answer;
 }
 
-function paint(cells, cls, title) {
-  const grid = boardGrid();
+/** The hint under the board about the ship in hand. */
+function tell(text, className) {
+  inHand = { ...inHand, text, className };
+  const info = document.getElementById("place-hint");
+  if (info) {
+    info.textContent = text;
+    info.className = className;
+  }
+}
+
+function paint(cells, cls, title, grid = boardGrid()) {
+  inHand = { ...inHand, cells, cls, title };
   if (!grid) return;
   for (const el of grid.querySelectorAll(".pv")) {
     el.classList.remove("pv", "pv-ok", "pv-bad", "pv-wait");
@@ -249,6 +267,7 @@ function cellSizePx() {
 
 function startDrag(event, index, grab, fromBoard) {
   const ship = fleet()[index];
+  inHand = null;
   const rot = fromBoard ? placed.get(index).rot : dockRot.get(index) || 0;
   drag = {
     index,
@@ -321,11 +340,7 @@ function updateDragTarget() {
   if (!under) {
     drag.at = null;
     paint([], "", "");
-    const info = document.getElementById("place-hint");
-    if (info) {
-      info.textContent = drag.previous ? t("drop_outside_returns") : t("drag_onto_board");
-      info.className = "place-hint";
-    }
+    tell(drag.previous ? t("drop_outside_returns") : t("drag_onto_board"), "place-hint");
     return;
   }
   const at = [under[0] - drag.grab[0], under[1] - drag.grab[1]];
@@ -411,6 +426,7 @@ function ownOrigin() {
 
 function startCarry(index) {
   const current = placed.get(index);
+  inHand = null;
   carry = {
     index,
     rot: current ? current.rot : dockRot.get(index) || 0,
@@ -535,6 +551,9 @@ export function renderPlacement() {
   }
   const firstCell = grid.querySelector(".cell");
   if (firstCell && !grid.querySelector('.cell[tabindex="0"]')) firstCell.tabIndex = 0;
+  // A redraw in the middle of a drag keeps the ship's preview.
+  const held = holding() && inHand;
+  if (held?.cells) paint(held.cells, held.cls, held.title, grid);
   grid.addEventListener("contextmenu", (e) => {
     e.preventDefault();
     const cell = e.target.closest(".cell");
@@ -658,7 +677,9 @@ export function renderPlacement() {
         { class: "board-card own" },
         h("h2", {}, "🛡 ", t("your_waters")),
         (isShared() ? boardScroller(board, "placement") : board),
-        h("p", { id: "place-hint", class: `place-hint ${hint ? (hint.ok ? "ok" : "bad") : ""}`, role: "status" }, hint ? hint.text : t("place_help_short")),
+        held?.text
+          ? h("p", { id: "place-hint", class: held.className, role: "status" }, held.text)
+          : h("p", { id: "place-hint", class: `place-hint ${hint ? (hint.ok ? "ok" : "bad") : ""}`, role: "status" }, hint ? hint.text : t("place_help_short")),
       ),
     ),
   );

@@ -9,7 +9,7 @@ import { S, render, decorateBlocks } from "./app.js";
 import { t, shipName, dateTime, plural } from "./i18n.js";
 import { buildBoard, hullMap, cellLabel, boardScroller } from "./board.js";
 import { h } from "./dom.js";
-import { eventWords, commandWords } from "./words.js";
+import { eventsWords, commandWords } from "./words.js";
 import { statsTable, heatMaps } from "./stats.js";
 
 /** Autoplay speeds: milliseconds per move. */
@@ -137,7 +137,7 @@ function seatNameOf(data) {
 
 function shipTypeName(id) {
   const generic = /^ship(\d+)$/.exec(id);
-  return generic ? t("ship.generic", { n: Number(generic[1]) }) : shipName(id);
+  return generic ? plural("ship.generic", Number(generic[1])) : shipName(id);
 }
 
 function blockAt(view, at) {
@@ -301,7 +301,7 @@ function stepEvents(view) {
   if (step === 0) return h("p", { class: "muted" }, t("replay_start_hint"));
   const s = S.replay.data.steps[step - 1];
   const ctx = context(view);
-  const lines = s.events.map((e) => eventWords(e, ctx)).filter(Boolean);
+  const lines = eventsWords(s.events, ctx, { grouped: s.command.cmd === "ability" });
   return h(
     "div",
     { id: "replay-events" },

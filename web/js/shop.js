@@ -5,7 +5,7 @@
 // engine's decision, and its refusals come back as translated error codes.
 
 import { S, send, render, announce, rules, mySeat, banner, shipTypeName, seatName } from "./app.js";
-import { t } from "./i18n.js";
+import { t, plural } from "./i18n.js";
 import { buildShip } from "./board.js";
 import { h } from "./dom.js";
 
@@ -17,10 +17,16 @@ const DEFAULT_FLEET = [
 
 let cart = {};
 let sent = false;
+// Whether the page asks "buy with this much unspent?" before sending the order.
+let confirming = false;
+
+/** Past this share of the credits left unspent, Buy asks first (unspent credits are lost, R-7.2). */
+const UNSPENT_TO_CONFIRM = 0.1;
 
 export function resetShop() {
   cart = {};
   sent = false;
+  confirming = false;
 }
 
 function catalogue() {
@@ -58,8 +64,54 @@ function change(id, delta) {
   const next = Math.max(0, Math.min(type.limit, now + delta));
   if (next === 0) delete cart[id];
   else cart[id] = next;
-  announce(t("shop_cart_now", { ship: shipTypeName(id), n: next, left: rules().credits - spent() }));
+  announce(plural("shop_cart_now", rules().credits - spent(), { ship: shipTypeName(id), n: next, left: rules().credits - spent() }));
   render();
+}
+
+/** Buy, or first the question when much of the money would be lost. */
+function askBuy() {
+  if (rules().credits - spent() > rules().credits * UNSPENT_TO_CONFIRM) {
+    confirming = true;
+    render();
+    document.getElementById("buy-back")?.focus();
+    return;
+  }
+  buy();
+}
+
+function closeConfirm() {
+  confirming = false;
+  render();
+  document.getElementById("buy")?.focus();
+}
+
+/** The in-page question before buying with more than a tenth of the credits unspent. */
+function confirmDialog() {
+  const r = rules();
+  return h(
+    "div",
+    {
+      class: "modal-backdrop",
+      onclick: (e) => {
+        if (e.target === e.currentTarget) closeConfirm();
+      },
+      onkeydown: (e) => {
+        if (e.key === "Escape") closeConfirm();
+      },
+    },
+    h(
+      "div",
+      { class: "modal card confirm-dialog", id: "buy-confirm", role: "alertdialog", "aria-modal": "true", "aria-labelledby": "buy-confirm-title", "aria-describedby": "buy-confirm-text" },
+      h("h2", { id: "buy-confirm-title" }, t("shop_confirm_title")),
+      h("p", { id: "buy-confirm-text" }, plural("shop_confirm_text", r.credits - spent(), { total: r.credits })),
+      h(
+        "div",
+        { class: "row-buttons" },
+        h("button", { class: "button", type: "button", id: "buy-back", onclick: closeConfirm }, t("shop_confirm_back")),
+        h("button", { class: "button primary", type: "button", id: "buy-anyway", onclick: () => { confirming = false; buy(); } }, `🚀 ${t("shop_confirm_buy")}`),
+      ),
+    ),
+  );
 }
 
 function buy() {
@@ -74,21 +126,24 @@ function buy() {
 
 export function renderShop() {
   const view = S.view;
+  // A seat's view says `ready` once its fleet is placed; in the shop, a seat
+  // that has bought is one the phase no longer waits for.
+  const bought = (seat) => !view.to_move.includes(seat.seat);
   const me = mySeat();
   const r = rules();
   const others = view.seats.filter((s) => s.seat !== me);
   const progress = h(
     "ul",
     { class: "ready-list" },
-    others.map((seat) => h("li", { class: seat.ready ? "is-ready" : "" }, seat.ready ? "✓ " : "⏳ ", t(seat.ready ? "shop_seat_bought" : "shop_seat_buying", { name: seatName(seat.seat) }))),
+    others.map((seat) => h("li", { class: bought(seat) ? "is-ready" : "" }, bought(seat) ? "✓ " : "⏳ ", t(bought(seat) ? "shop_seat_bought" : "shop_seat_buying", { name: seatName(seat.seat) }))),
   );
   if (me === null) return h("main", { class: "game shop" }, banner(t("watch_shop"), false), h("section", { class: "card" }, progress));
-  if (view.seats[me].ready) {
+  if (bought(view.seats[me])) {
     const fleet = view.seats[me].fleet || {};
     return h(
       "main",
       { class: "game shop" },
-      banner(others.some((s) => !s.ready) ? t("shop_waiting") : t("battle_soon"), false),
+      banner(others.some((s) => !bought(s)) ? t("shop_waiting") : t("battle_soon"), false),
       h(
         "section",
         { class: "card shop-done", id: "shop-done" },
@@ -115,8 +170,8 @@ export function renderShop() {
         "div",
         { class: "shop-info" },
         h("strong", {}, shipTypeName(type.id)),
-        h("span", { class: "shop-price" }, t("shop_price", { n: type.price })),
-        h("small", { class: "muted" }, t("shop_cells_limit", { cells: type.shape.cells.length, limit: type.limit })),
+        h("span", { class: "shop-price" }, plural("shop_price", type.price)),
+        h("small", { class: "muted" }, plural("shop_cells_limit", type.shape.cells.length, { cells: type.shape.cells.length, limit: type.limit })),
         type.capital ? h("small", { class: "tag capital-tag" }, `★ ${t("shop_capital")}`) : null,
         type.ability ? h("small", { class: "tag ability-tag" }, `⚡ ${t(`special.${type.ability}`)} · ${t(`ability_desc.${type.ability}`)}`) : null,
       ),
@@ -155,7 +210,7 @@ export function renderShop() {
         { class: "card cart-card" },
         h("h2", {}, t("shop_cart")),
         h("div", { class: `credits ${left < 0 ? "bad" : ""}`, id: "credits-left" }, h("span", {}, t("shop_credits_left")), h("strong", {}, `${left} / ${r.credits}`)),
-        h("p", { class: "muted small" }, t("shop_summary", { ships, cells: cells(), field: fieldCells })),
+        h("p", { class: "muted small", id: "shop-summary" }, t("shop_summary", { ships: plural("shop_ships_n", ships), cells: plural("shop_cells_n", cells()), field: plural("shop_cells_n", fieldCells) })),
         h("p", { class: `small ${capitals() > 1 ? "bad" : "muted"}` }, `★ ${t("shop_capital_rule")}`),
         h(
           "div",
@@ -163,9 +218,10 @@ export function renderShop() {
           h("button", { class: "button", type: "button", id: "default-fleet", onclick: () => { cart = defaultFleet(); announce(t("shop_default_done")); render(); } }, `⭐ ${t("shop_default")}`),
           h("button", { class: "button ghost", type: "button", id: "clear-cart", disabled: ships === 0, onclick: () => { cart = {}; render(); } }, `↺ ${t("clear")}`),
         ),
-        h("button", { class: "button primary big", type: "button", id: "buy", disabled: ships === 0 || sent, onclick: buy }, `🚀 ${t("shop_buy", { n: ships })}`),
+        h("button", { class: "button primary big", type: "button", id: "buy", disabled: ships === 0 || sent, onclick: askBuy }, `🚀 ${plural("shop_buy", ships)}`),
         progress,
       ),
     ),
+    confirming ? confirmDialog() : null,
   );
 }

@@ -39,7 +39,7 @@ export function eventWords(event, ctx) {
     }
     case "volley": {
       const types = event.types_hit.map(lower).join(", ");
-      text = t(event.shooter === me ? "log_you_volley" : "log_other_volley", {
+      text = plural(event.shooter === me ? "log_you_volley" : "log_other_volley", event.hits, {
         name: ctx.name(event.shooter),
         cells: event.cells.map(ctx.label).join(" "),
         hits: event.hits,
@@ -62,11 +62,11 @@ export function eventWords(event, ctx) {
     case "scan": {
       const found = event.cells.filter((c) => c.ship).length;
       // Space has the scanner, the Italian game the radar; the event is the same.
-      text = t("log_scan", { n: found, action: t(ctx.space ? "special.scanner" : "special.radar") });
+      text = plural("log_scan", found, { action: t(ctx.space ? "special.scanner" : "special.radar") });
       break;
     }
     case "reinforced":
-      text = t("log_reinforced", { name: ctx.name(event.seat), n: event.count });
+      text = plural("log_reinforced", event.count, { name: ctx.name(event.seat) });
       break;
     case "resigned":
       text = me !== null && event.seat === me ? t("log_you_resigned") : t("log_resigned", { name: ctx.name(event.seat) });
@@ -90,6 +90,50 @@ export function eventWords(event, ctx) {
   }
   if (!text) return null;
   return { text: text.charAt(0).toUpperCase() + text.slice(1), kind };
+}
+
+/**
+ * The log lines of one change's events, in order (`{ text, kind, event }`).
+ * With `grouped` (a duel's move), an action that shoots — a nuke's
+ * explosion, a laser, an area special — is one line listing its cells ("You
+ * used the nuke: C3 sunk, C4 water") instead of a line per cell; a salvo
+ * round's resolution mixes every seat's shots, so there each shot keeps its line.
+ */
+export function eventsWords(events, ctx, { grouped = false } = {}) {
+  const lines = [];
+  const say = (event) => {
+    const said = eventWords(event, ctx);
+    if (said) lines.push({ ...said, event: event.event });
+  };
+  for (let i = 0; i < events.length; i += 1) {
+    const event = events[i];
+    // The action's shots follow it, with the sinkings and revealed water they cause.
+    const follows = (next) => (next.event === "shot" ? next.shooter === event.seat : ["sunk", "revealed"].includes(next.event));
+    let end = i + 1;
+    if (grouped && event.event === "action_used") while (end < events.length && follows(events[end])) end += 1;
+    const part = events.slice(i + 1, end);
+    const shots = part.filter((e) => e.event === "shot");
+    if (!shots.length) {
+      say(event);
+      continue;
+    }
+    lines.push({ ...actionWords(event, shots, ctx), event: event.event });
+    for (const other of part) if (other.event !== "shot") say(other);
+    i = end - 1;
+  }
+  return lines;
+}
+
+/** One line for an action and the cells it shot. */
+function actionWords(action, shots, ctx) {
+  const { me } = ctx;
+  let cells = shots.map((e) => `${ctx.label(e.at)} ${t(`result.${e.result}`)}`).join(", ");
+  if (ctx.many) cells += ` (${ctx.water(shots[0].board, shots[0].at)})`;
+  const params = { name: ctx.name(action.seat), action: t(`special.${action.kind}`), cells };
+  const text = t(action.seat === me ? "log_you_action_at" : "log_other_action_at", params);
+  const worst = ["sunk", "hit"].find((r) => shots.some((e) => e.result === r)) || "miss";
+  const ouch = me !== null && shots.some((e) => e.board === me && e.result !== "miss");
+  return { text: text.charAt(0).toUpperCase() + text.slice(1), kind: ouch ? "ouch" : worst };
 }
 
 /** A stored command in words, as the replay's list of moves shows it (the seat is in the command). */

@@ -829,11 +829,12 @@ async fn setup_and_play<'a>(
                         if finished {
                             player.pending = None;
                             player.next_at = None;
-                            if p == 0 && !was_finished {
-                                if shared.measuring.load(Ordering::Relaxed) {
+                            if !was_finished {
+                                if p == 0 && shared.measuring.load(Ordering::Relaxed) {
                                     shared.games_finished.fetch_add(1, Ordering::Relaxed);
                                 }
-                                // The host asks for a rematch, like a person would.
+                                // Every person asks for a rematch, like people
+                                // would: the first offers, the other accepts.
                                 player.next_at = Some(Instant::now() + jitter(setup.pace, rng));
                             }
                         } else if my_move && player.pending.is_none() && player.next_at.is_none() {
@@ -888,7 +889,7 @@ async fn setup_and_play<'a>(
                         continue;
                     };
                     let (frame, expect) = match view.phase.as_str() {
-                        "finished" if p == 0 => (json!({"type": "rematch"}), Expect::NewGame),
+                        "finished" => (json!({"type": "rematch"}), Expect::NewGame),
                         "placement" if view.my_move() => (
                             json!({"type": "command", "command": {"cmd": "place_random"}}),
                             Expect::Ready,

@@ -348,8 +348,11 @@ async fn chat_spectators_my_games_and_rematch_work_across_nodes() {
         "the spectator watched to the end"
     );
 
-    // Bea, on the other node, asks for the rematch: both get the new game.
+    // Bea, on the other node, offers the rematch and Ana accepts: both get
+    // the new game.
     bea.send(json!({"type": "rematch"})).await;
+    while ana.expect("room").await["room"]["rematch"]["from"] != 1 {}
+    ana.send(json!({"type": "rematch"})).await;
     ana.state_until(|s| phase(s) == "placement").await;
     bea.state_until(|s| phase(s) == "placement").await;
 }

@@ -302,8 +302,11 @@ fn tui_two_people_play_each_other_through_an_open_seat() {
         }
         std::thread::sleep(Duration::from_millis(40));
     }
-    // A rematch: same seats, a new game for both at once.
+    // A rematch: the host offers, the guest is asked and accepts; then a new
+    // game with the same seats for both.
     host.keys(&["n"]);
+    guest.wait_for("offers a rematch", WAIT);
+    guest.keys(&["n"]);
     for player in [&host, &guest] {
         player.wait_for("Placement: ship 1 of 10", WAIT);
     }

@@ -257,7 +257,10 @@ async fn latency(addr: SocketAddr, shots: usize) -> Vec<Duration> {
             states[shooter] = own_state;
         }
         if samples.len() < shots {
-            players[0].send(json!({"type": "rematch"})).await;
+            // The new game starts once both have asked (docs/protocol.md).
+            for player in players {
+                player.send(json!({"type": "rematch"})).await;
+            }
         }
     }
     samples

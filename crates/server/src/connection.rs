@@ -1061,6 +1061,7 @@ fn frame_name(frame: &ClientFrame) -> &'static str {
         ClientFrame::Chat(_) => "chat",
         ClientFrame::Resign => "resign",
         ClientFrame::Rematch => "rematch",
+        ClientFrame::DeclineRematch => "decline_rematch",
         ClientFrame::Leave => "leave",
         ClientFrame::MyGames => "my_games",
         ClientFrame::Ping => "ping",

@@ -235,6 +235,7 @@ pub enum Request {
     PreviewAction(Action),
     Chat(String),
     Rematch,
+    DeclineRematch,
 }
 
 impl Request {
@@ -260,6 +261,7 @@ impl Request {
             ClientFrame::PreviewAction(action) => Request::PreviewAction(action),
             ClientFrame::Chat(text) => Request::Chat(text),
             ClientFrame::Rematch => Request::Rematch,
+            ClientFrame::DeclineRematch => Request::DeclineRematch,
             ClientFrame::Hello(_)
             | ClientFrame::CreateRoom(_)
             | ClientFrame::JoinRoom(_)
@@ -286,6 +288,7 @@ impl Request {
             Request::PreviewAction(_) => "preview_action",
             Request::Chat(_) => "chat",
             Request::Rematch => "rematch",
+            Request::DeclineRematch => "decline_rematch",
         }
     }
 }
@@ -482,6 +485,12 @@ pub struct Room {
     fenced: bool,
     /// The ratings of the people seated here, in the room's preset.
     ratings: BTreeMap<i64, Rating>,
+    /// The rematch on offer after the end: the seats of the people who asked
+    /// or accepted, the one who offered first; empty when none is on offer.
+    /// A new game needs every person's seat here (bots accept at once), so
+    /// nobody is thrown into a new game with a running clock unasked. Kept in
+    /// memory only: a room that leaves memory withdraws its offer.
+    rematch: Vec<usize>,
 }
 
 /// Why a room could not be brought back from the database.
@@ -548,6 +557,7 @@ impl Room {
             chat: VecDeque::new(),
             fenced: false,
             ratings: BTreeMap::new(),
+            rematch: Vec::new(),
         };
         let config = &room.shared.config;
         let created = room
@@ -602,6 +612,7 @@ impl Room {
             lease,
             fenced: false,
             ratings: BTreeMap::new(),
+            rematch: Vec::new(),
         };
         room.schedule_bots();
         Ok(room)
@@ -948,6 +959,10 @@ impl Room {
         member
             .outbox
             .send(json!({"type": "left", "code": self.code}).to_string());
+        if let Some(seat) = seat {
+            // A person who walks away from the end answers any rematch offer.
+            self.withdraw_rematch(seat, "left");
+        }
         if let (Some(seat), false) = (seat, self.started()) {
             let before = (self.seats.clone(), self.host);
             self.seats[seat] = Occupant::Open;
@@ -997,12 +1012,33 @@ impl Room {
                 self.start_game(self.key_of(conn)).await
             }
             Request::Rematch => {
-                self.seat_of(conn).ok_or_else(not_a_player)?;
+                let seat = self.seat_of(conn).ok_or_else(not_a_player)?;
                 let running = self.game.as_ref().ok_or_else(not_started)?;
                 if running.game.phase() != Phase::Finished {
                     return Err(Refusal::new("not_finished", "the game is not over yet"));
                 }
-                self.start_game(self.key_of(conn)).await
+                // The first asks, the others accept by asking too.
+                if !self.rematch.contains(&seat) {
+                    self.rematch.push(seat);
+                }
+                if self.rematch_waiting().is_empty() {
+                    self.start_game(self.key_of(conn)).await
+                } else {
+                    self.broadcast_room();
+                    Ok(())
+                }
+            }
+            Request::DeclineRematch => {
+                let seat = self.seat_of(conn).ok_or_else(not_a_player)?;
+                if self.rematch.is_empty() {
+                    return Err(Refusal::new(
+                        "no_rematch_offer",
+                        "nobody has offered a rematch",
+                    ));
+                }
+                self.withdraw_rematch(seat, "declined");
+                self.broadcast_room();
+                Ok(())
             }
             Request::Command(command) => {
                 let seat = self.seat_of(conn).ok_or_else(not_a_player)?;
@@ -1093,6 +1129,42 @@ impl Room {
                 Ok(())
             }
         }
+    }
+
+    /// The people's seats a rematch on offer still waits for (bots accept at
+    /// once); every person's seat when none is on offer.
+    fn rematch_waiting(&self) -> Vec<usize> {
+        self.seats
+            .iter()
+            .enumerate()
+            .filter(|(seat, occupant)| {
+                matches!(occupant, Occupant::Person(_)) && !self.rematch.contains(seat)
+            })
+            .map(|(seat, _)| seat)
+            .collect()
+    }
+
+    /// Withdraws the rematch on offer, if any, because `seat` declined it,
+    /// took back its own yes, or left: everybody hears who and why (the
+    /// caller then sends the room without the offer).
+    fn withdraw_rematch(&mut self, seat: usize, reason: &str) {
+        if self.rematch.is_empty() {
+            return;
+        }
+        let reason = if reason == "declined" && self.rematch.contains(&seat) {
+            "withdrawn"
+        } else {
+            reason
+        };
+        self.rematch.clear();
+        let nickname = match &self.seats[seat] {
+            Occupant::Person(person) => Some(person.nickname.clone()),
+            _ => None,
+        };
+        let frame = json!({"type": "rematch_declined", "seat": seat, "nickname": nickname,
+            "reason": reason})
+        .to_string();
+        self.broadcast(|_| Some(frame.clone()));
     }
 
     fn check_host(&self, conn: ConnId) -> Result<(), Refusal> {
@@ -1261,6 +1333,7 @@ impl Room {
             .await;
         let id = id.map_err(|error| self.write_failed(error))?;
         self.game_number = record.game_number;
+        self.rematch.clear();
         self.game = Some(Running {
             id,
             bots: Room::bots_for(&self.seats, seed),
@@ -1580,6 +1653,11 @@ impl Room {
             "started": self.started(),
             "game": self.game_number,
             "phase": self.phase_id(),
+            "rematch": self.rematch.first().map(|&from| json!({
+                "from": from,
+                "accepted": self.rematch,
+                "waiting": self.rematch_waiting(),
+            })),
             "setup": self.setup,
             "rules": self.rules,
         })

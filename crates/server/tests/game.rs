@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use common::*;
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// No timers: these games are driven by the clients alone.
 fn untimed() -> serde_json::Value {
@@ -88,16 +88,117 @@ async fn a_person_plays_a_bot_to_the_end_and_a_rematch_starts_a_new_game() {
     server.stop().await;
 }
 
+/// Reads `client`'s frames until a room frame whose rematch `check` accepts;
+/// fails on a state frame of a new game (nobody may be thrown into one).
+async fn rematch_until(client: &mut Client, check: impl Fn(&Value) -> bool) -> Value {
+    loop {
+        let frame = client.recv().await;
+        assert!(
+            !(frame["type"] == "state" && phase(&frame) != "finished"),
+            "a new game started before everybody accepted: {frame}"
+        );
+        if frame["type"] == "room" && check(&frame["room"]["rematch"]) {
+            return frame["room"]["rematch"].clone();
+        }
+    }
+}
+
+/// Ana's untimed classic room of `seats`, Bea in seat 1, and its code.
+async fn ana_and_bea(server: &TestServer, seats: usize) -> (Client, Client, String) {
+    let mut ana = server.person("Ana").await;
+    let code = ana
+        .create(json!({"preset": "classic", "seats": seats, "options": untimed()}))
+        .await;
+    let mut bea = server.person("Bea").await;
+    bea.join(&code, "player").await;
+    (ana, bea, code)
+}
+
+#[tokio::test]
+async fn a_rematch_is_an_offer_that_starts_only_when_every_person_accepts() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let (mut ana, mut bea, code) = ana_and_bea(&server, 2).await;
+    ana.send(json!({"type": "start"})).await;
+    let (a, _) = tokio::join!(play_to_end(&mut ana), play_to_end(&mut bea));
+    assert_eq!(phase(&a), "finished");
+    assert!(ana.room.as_ref().unwrap()["room"]["rematch"].is_null());
+    let mut cai = server.person("Cai").await;
+    cai.join(&code, "spectator").await;
+
+    // Nothing to decline yet; a spectator can neither offer nor decline.
+    bea.send(json!({"type": "decline_rematch"})).await;
+    assert_eq!(bea.expect_error().await, "no_rematch_offer");
+    cai.send(json!({"type": "rematch"})).await;
+    assert_eq!(cai.expect_error().await, "not_a_player");
+
+    // Ana offers: both see the offer and who it waits for; no game starts.
+    ana.send(json!({"type": "rematch"})).await;
+    let offer = json!({"from": 0, "accepted": [0], "waiting": [1]});
+    for client in [&mut ana, &mut bea, &mut cai] {
+        assert_eq!(rematch_until(client, |r| !r.is_null()).await, offer);
+    }
+    // Asking twice changes nothing.
+    ana.send(json!({"type": "rematch"})).await;
+    assert_eq!(rematch_until(&mut ana, |r| !r.is_null()).await, offer);
+
+    // Bea declines: Ana is told, and the offer is gone.
+    bea.send(json!({"type": "decline_rematch"})).await;
+    let declined = ana.expect("rematch_declined").await;
+    assert_eq!(
+        (
+            &declined["seat"],
+            &declined["nickname"],
+            &declined["reason"]
+        ),
+        (&json!(1), &json!("Bea"), &json!("declined"))
+    );
+    rematch_until(&mut ana, Value::is_null).await;
+    rematch_until(&mut bea, Value::is_null).await;
+
+    // Ana offers again and Bea leaves the room: that withdraws it too.
+    ana.send(json!({"type": "rematch"})).await;
+    rematch_until(&mut bea, |r| !r.is_null()).await;
+    bea.send(json!({"type": "leave"})).await;
+    bea.expect("left").await;
+    let declined = ana.expect("rematch_declined").await;
+    assert_eq!(
+        (&declined["seat"], &declined["reason"]),
+        (&json!(1), &json!("left"))
+    );
+    rematch_until(&mut ana, Value::is_null).await;
+
+    // Ana takes back her own offer: "withdrawn".
+    ana.send(json!({"type": "rematch"})).await;
+    rematch_until(&mut ana, |r| !r.is_null()).await;
+    ana.send(json!({"type": "decline_rematch"})).await;
+    let withdrawn = ana.expect("rematch_declined").await;
+    assert_eq!(
+        (&withdrawn["seat"], &withdrawn["reason"]),
+        (&json!(0), &json!("withdrawn"))
+    );
+
+    // Bea comes back and offers; the game starts only when Ana accepts.
+    let room = bea.join(&code, "player").await;
+    assert!(room["room"]["rematch"].is_null());
+    bea.send(json!({"type": "rematch"})).await;
+    let offer = rematch_until(&mut ana, |r| !r.is_null()).await;
+    assert_eq!(offer, json!({"from": 1, "accepted": [1], "waiting": [0]}));
+    ana.send(json!({"type": "rematch"})).await;
+    for client in [&mut ana, &mut bea] {
+        client.state_until(|s| phase(s) == "placement").await;
+        let room = &client.room.as_ref().unwrap()["room"];
+        assert_eq!(room["game"], 2);
+        assert!(room["rematch"].is_null());
+    }
+    server.stop().await;
+}
+
 #[tokio::test]
 async fn the_lobby_enforces_host_seats_and_roles() {
     let (_dir, db) = temp_db();
     let server = TestServer::start(&db).await;
-    let mut ana = server.person("Ana").await;
-    let code = ana
-        .create(json!({"preset": "classic", "seats": 3, "options": untimed()}))
-        .await;
-    let mut bea = server.person("Bea").await;
-    bea.join(&code, "player").await;
+    let (mut ana, mut bea, code) = ana_and_bea(&server, 3).await;
 
     // Only the host changes the lobby; a start needs every seat filled.
     bea.send(json!({"type": "set_seat", "seat": 2, "occupant": "bot", "level": "easy"}))

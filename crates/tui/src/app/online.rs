@@ -190,8 +190,24 @@ impl App {
                 let Some(play) = self.play.as_mut() else {
                     return;
                 };
+                let offered_before = match &play.source {
+                    Source::Remote(remote) => remote.room.as_ref().and_then(rematch_from),
+                    Source::Local(_) => None,
+                };
                 play.take_room(&room);
                 self.screen = if started { Screen::Play } else { Screen::Lobby };
+                // Another player's rematch offer waits for this one's answer.
+                let offer = match (offered_before, rematch_from(&room)) {
+                    (None, Some(from)) if Some(from) != play.me => play.names.get(from).cloned(),
+                    _ => None,
+                };
+                if let Some(name) = offer {
+                    let text = self.lang().fill("tui.rematch_offered", &[("name", &name)]);
+                    self.say(text);
+                }
+                let Some(play) = self.play.as_mut() else {
+                    return;
+                };
                 // Paired (or the bot accepted): the game goes on like any other.
                 if self.matching.take().is_some() {
                     let opponent = play
@@ -328,6 +344,20 @@ impl App {
                 // Not (or no longer) waiting: paired at the same moment (then the
                 // room follows), or the queue was left.
                 self.wait_cancelled();
+            }
+            "rematch_declined" => {
+                let name = frame
+                    .get("nickname")
+                    .and_then(Value::as_str)
+                    .unwrap_or("?")
+                    .to_string();
+                let key = match frame.get("reason").and_then(Value::as_str) {
+                    Some("left") => "rematch_left",
+                    Some("withdrawn") => "rematch_withdrawn",
+                    _ => "rematch_declined",
+                };
+                let text = self.lang().fill(key, &[("name", &name)]);
+                self.say(text);
             }
             "chat" => {
                 let from = frame.get("from").and_then(Value::as_str).unwrap_or("?");
@@ -495,4 +525,11 @@ pub(super) fn net_error(lang: Lang, error: &net::NetError) -> String {
     match error {
         net::NetError::BadAddress(address) => lang.fill("tui.bad_address", &[("address", address)]),
     }
+}
+
+/// The seat that offered the rematch on offer in a room frame's room, if any.
+fn rematch_from(room: &Value) -> Option<usize> {
+    room.pointer("/rematch/from")
+        .and_then(Value::as_u64)
+        .map(|seat| seat as usize)
 }

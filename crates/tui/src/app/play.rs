@@ -148,9 +148,10 @@ impl App {
                     .is_some_and(|v| v.phase == Phase::Finished) =>
             {
                 if matches!(play.source, Source::Remote(_)) {
-                    // Same seats and setup, a new seed: the server starts it at once.
+                    // Same seats and setup, a new seed: an offer the other
+                    // people accept by asking too (bots accept at once).
                     self.send_frame(json!({"type": "rematch"}));
-                    self.say(self.lang().t("rematch_asked"));
+                    self.say(self.lang().t("tui.rematch_asked"));
                 } else {
                     // The form still holds this game's choices.
                     self.play = None;
