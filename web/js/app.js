@@ -18,6 +18,7 @@ import {
   ratingChip, openLeaderboard, leaderboardFromHash, onLeaderboard, renderLeaderboard, historyList,
 } from "./public.js";
 import { openReplay, closeReplay, replayIdFromPath, renderReplay } from "./replay.js";
+import { nicknameProblem, MAX_NICKNAME_CHARS } from "./nickname.js";
 
 const NICK_KEY = "broadside.nickname";
 export const PRESETS = ["classic", "hasbro", "italia", "brasil", "shared", "space"];
@@ -78,6 +79,10 @@ export const S = {
   // Whether "Play a friend" makes the room public (listed) and rated.
   homePublic: false,
   homeRated: false,
+  // The name field's text while it differs from the name in use (null when
+  // it does not), and what is wrong with it (an i18n key, else null).
+  nickDraft: null,
+  nickProblem: null,
 };
 
 const app = document.getElementById("app");
@@ -97,7 +102,10 @@ export function announce(text) {
 }
 
 let toastTimer;
-export function toast(text, kind = "info") {
+// The screen a toast speaks of: it is taken away when another screen comes
+// (render). `next` is for a toast about the screen that is coming.
+let toastScreen = null;
+export function toast(text, kind = "info", { next = false } = {}) {
   let el = document.getElementById("toast");
   if (!el) {
     el = h("div", { id: "toast", role: "status" });
@@ -105,8 +113,14 @@ export function toast(text, kind = "info") {
   }
   el.textContent = text;
   el.className = `toast show ${kind}`;
+  toastScreen = next ? null : shownScreen;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => el.classList.remove("show"), 3200);
+}
+
+function hideToast() {
+  clearTimeout(toastTimer);
+  document.getElementById("toast")?.classList.remove("show");
 }
 
 export function send(frame) {
@@ -345,11 +359,17 @@ function onError(frame) {
   }
   // A refused check is shown on the board by whoever asked (the link released it).
   if (frame.request === "check_layout") return;
+  if (frame.request === "hello") {
+    // The link said hello again with the last accepted name: the name field
+    // says why the new one did not take.
+    S.nickProblem = "nick_refused";
+    return;
+  }
   if (frame.code === "room_full" && S.pendingJoin) {
     // Every seat is taken: watch instead, which is what a late guest wants.
     const code = S.pendingJoin;
     S.pendingJoin = null;
-    toast(t("room_full_watching"));
+    toast(t("room_full_watching"), "info", { next: true });
     send({ type: "join_room", code, as: "spectator" });
     return;
   }
@@ -470,14 +490,74 @@ export function goHome() {
 
 // ---------------------------------------------------------------- home
 
+/** Whether the name field holds a name the server takes; if not, the field says why. */
 export function nicknameOk() {
-  const nick = S.nickname.trim();
-  if (!nick) {
-    toast(t("need_nickname"), "error");
+  const problem = nicknameProblem(S.nickDraft ?? S.nickname);
+  if (problem) {
+    S.nickProblem = problem;
+    showNickProblem();
     document.getElementById("nick")?.focus();
     return false;
   }
   return true;
+}
+
+/**
+ * A name typed in the field: kept (and told with a fresh hello) when the
+ * server would take it; otherwise the last good name stays in use and the
+ * field says what is wrong.
+ */
+function setNickname(text) {
+  const problem = nicknameProblem(text);
+  S.nickDraft = problem ? text : null;
+  S.nickProblem = problem;
+  if (!problem && text.trim() !== S.nickname) {
+    S.nickname = text.trim();
+    localStorage.setItem(NICK_KEY, S.nickname);
+    link.reconnectAs(S.nickname, language());
+  }
+  showNickProblem();
+}
+
+function nicknameError(problem) {
+  return `${t(problem, { max: MAX_NICKNAME_CHARS })} ${t("nick_kept", { name: S.nickname })}`;
+}
+
+/**
+ * Shows (or clears) the name field's complaint in place: a redraw between the
+ * press and the release of a button would swallow its click.
+ */
+function showNickProblem() {
+  const error = document.getElementById("nick-error");
+  if (!error) return;
+  error.hidden = !S.nickProblem;
+  error.textContent = S.nickProblem ? nicknameError(S.nickProblem) : "";
+  document.getElementById("nick")?.setAttribute("aria-invalid", S.nickProblem ? "true" : "false");
+}
+
+/** The "Your name at sea" field and, under it, what is wrong with the name typed. */
+function nicknameField() {
+  const error = h("p", { id: "nick-error", class: "field-error", "aria-live": "polite", hidden: !S.nickProblem }, S.nickProblem ? nicknameError(S.nickProblem) : "");
+  const input = h("input", {
+    id: "nick",
+    class: "text-input",
+    maxlength: String(MAX_NICKNAME_CHARS),
+    autocomplete: "nickname",
+    placeholder: t("nickname_placeholder"),
+    value: S.nickDraft ?? S.nickname,
+    "aria-invalid": S.nickProblem ? "true" : "false",
+    "aria-describedby": "nick-error",
+    oninput: (e) => {
+      S.nickDraft = e.target.value;
+      // A fixed name clears the complaint at once (without a redraw under the caret).
+      if (S.nickProblem && !nicknameProblem(e.target.value)) {
+        S.nickProblem = null;
+        showNickProblem();
+      }
+    },
+    onchange: (e) => setNickname(e.target.value),
+  });
+  return [h("label", { class: "nick-label", for: "nick" }, t("nickname")), input, error];
 }
 
 function createRoom(withBot) {
@@ -533,22 +613,6 @@ export function presetChoice({ chosen, groupClass, itemClass, onPick, content })
 }
 
 function renderHome() {
-  const nickInput = h("input", {
-    id: "nick",
-    class: "text-input",
-    maxlength: "24",
-    autocomplete: "nickname",
-    placeholder: t("nickname_placeholder"),
-    value: S.nickname,
-    oninput: (e) => {
-      S.nickname = e.target.value;
-    },
-    onchange: (e) => {
-      S.nickname = e.target.value.trim();
-      localStorage.setItem(NICK_KEY, S.nickname);
-      link.reconnectAs(S.nickname, language());
-    },
-  });
   const presets = presetChoice({
     chosen: S.homePreset,
     groupClass: "preset-picker",
@@ -625,8 +689,7 @@ function renderHome() {
       h("div", { class: "hero-waves", "aria-hidden": "true" }),
       h("h1", {}, t("app_name")),
       h("p", { class: "tagline" }, t("tagline")),
-      h("label", { class: "nick-label", for: "nick" }, t("nickname")),
-      nickInput,
+      nicknameField(),
       h("div", { class: "play-now-row" }, playNowButton, h("p", { class: "play-now-hint" }, t("play_now_hint"))),
     ),
     h("section", { class: "card presets-card" }, h("h2", {}, t("choose_preset")), presets),
@@ -2291,6 +2354,16 @@ function closeRules() {
 
 // ---------------------------------------------------------------- render
 
+// The screen on show (screenKey), to tell when another one comes.
+let shownScreen = null;
+
+/** Which screen the state shows: a new one starts without the old one's toasts. */
+function screenKey() {
+  if (S.replay) return `replay:${S.replay.id}`;
+  if (!S.room) return S.matching ? "matching" : S.page === "leaderboard" && S.leaderboard ? "leaderboard" : "home";
+  return `${S.room.code}:${S.room.started && S.view ? S.view.phase : "lobby"}`;
+}
+
 export function render() {
   const active = document.activeElement;
   const activeId = active?.id;
@@ -2311,6 +2384,14 @@ export function render() {
   // Wide seas scroll sideways on small screens: a redraw keeps where they were.
   const scrolled = new Map([...app.querySelectorAll(".board-scroll")].map((el) => [el.dataset.scroll, el.scrollLeft]));
   app.replaceChildren(renderHeader(), screen, S.rulesOpen ? renderRules() : h("span"));
+  const key = screenKey();
+  if (key !== shownScreen) {
+    // What was said about the last screen no longer applies (a toast about
+    // the coming screen stays, and belongs to this one now).
+    if (toastScreen !== null) hideToast();
+    toastScreen = key;
+    shownScreen = key;
+  }
   for (const el of app.querySelectorAll(".board-scroll")) {
     if (scrolled.has(el.dataset.scroll)) el.scrollLeft = scrolled.get(el.dataset.scroll);
     else if (el.dataset.scroll === "placement") showOwnBlock(el);
@@ -2355,7 +2436,8 @@ window.addEventListener("popstate", () => {
 
 async function main() {
   await setLanguage(initialLanguage(), false);
-  if (!S.nickname.trim()) {
+  S.nickname = S.nickname.trim();
+  if (nicknameProblem(S.nickname)) {
     // A first visit still needs a name for the hello; the player can change it.
     S.nickname = `${t("default_nickname")} ${100 + Math.floor(Math.random() * 900)}`;
     localStorage.setItem(NICK_KEY, S.nickname);

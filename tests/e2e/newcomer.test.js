@@ -1,0 +1,98 @@
+// A newcomer's first minute (issue 15): choosing a name, the first screens, the
+// way to a first shot against a bot, an invited guest, and the chat's unread
+// count across a reload.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fileFixture, newPlayer, openHome, recordSent } from "./harness.js";
+
+const fixture = fileFixture();
+
+/** Whether a toast is on show, and its text. */
+async function shownToast(page) {
+  return page.evaluate(() => {
+    const el = document.querySelector("#toast.show");
+    return el ? el.textContent : null;
+  });
+}
+
+test("a name the server would refuse is explained beside the field and never sent", async () => {
+  const { context, page } = await newPlayer(fixture.chromium.browser);
+  const sent = recordSent(page);
+  await openHome(page, fixture.server.url, "Ana");
+  const hellos = () => sent.filter((f) => f.type === "hello").length;
+  const before = hellos();
+
+  // Cleared and left: the field says why, the connection stays as it was.
+  await page.fill("#nick", "");
+  await page.locator("#nick").press("Tab");
+  await page.waitForSelector("#nick-error:not([hidden])");
+  assert.match(await page.locator("#nick-error").innerText(), /at least one letter.*You still sail as Ana/s);
+  assert.equal(await page.getAttribute("#nick", "aria-invalid"), "true");
+  await page.waitForTimeout(600);
+  assert.equal(await page.locator(".net-online").count(), 1, "still online");
+  assert.equal(await shownToast(page), null, "no toast");
+  assert.equal(hellos(), before, "no hello with an empty name");
+
+  // Invisible characters are refused the same way (the server's rule).
+  await page.fill("#nick", "Ana\u200B");
+  await page.locator("#nick").press("Tab");
+  await page.waitForFunction(() => /invisible/.test(document.querySelector("#nick-error").textContent));
+  assert.equal(hellos(), before);
+
+  // A game cannot start under a name that is not one: the field gets the focus.
+  await page.fill("#nick", "   ");
+  await page.click("#play-bot");
+  await page.waitForFunction(() => document.activeElement?.id === "nick");
+  assert.equal(await page.locator(".home").count(), 1, "still on the home page");
+  assert.match(await page.locator("#nick-error").innerText(), /at least one letter/);
+
+  // A reload keeps the last good name.
+  await page.reload();
+  await page.waitForSelector(".net-online");
+  assert.equal(await page.inputValue("#nick"), "Ana");
+
+  // Typing a good name clears the complaint as soon as it is fixed.
+  await page.fill("#nick", "");
+  await page.locator("#nick").press("Tab");
+  await page.waitForSelector("#nick-error:not([hidden])");
+  await page.fill("#nick", "Bea");
+  assert.equal(await page.locator("#nick-error").isHidden(), true);
+  await page.locator("#nick").press("Tab");
+  await page.waitForFunction(() => document.querySelector(".net-online") && localStorage.getItem("broadside.nickname") === "Bea");
+  assert.deepEqual(page.errors || [], []);
+  await context.close();
+});
+
+test("a hello the server refuses leaves the connection usable under the last good name", async () => {
+  const { context, page } = await newPlayer(fixture.chromium.browser);
+  await openHome(page, fixture.server.url, "Carla");
+  // The page checks names before sending them; a server that still refuses one
+  // (say, a newer Unicode table) must not wedge the link.
+  await page.evaluate(async () => {
+    const app = await import("/js/app.js");
+    app.getLink().reconnectAs("", "en");
+  });
+  await page.waitForSelector("#nick-error:not([hidden])");
+  await page.waitForSelector(".net-online");
+  assert.match(await page.locator("#nick-error").innerText(), /did not accept.*Carla/s);
+  assert.equal(await shownToast(page), null, "no toast of a request not understood");
+  await page.click("#play-bot");
+  await page.waitForSelector(".placement, .lobby");
+  assert.equal(await page.evaluate(() => localStorage.getItem("broadside.nickname")), "Carla");
+  assert.deepEqual(page.errors || [], []);
+  await context.close();
+});
+
+test("a toast about one screen does not follow to the next", async () => {
+  const { context, page } = await newPlayer(fixture.chromium.browser);
+  await openHome(page, fixture.server.url, "Dora");
+  await page.fill("#join-code", "ZZZZZZ");
+  await page.click("#join");
+  await page.waitForSelector("#toast.show.error");
+  await page.click("#play-friend");
+  await page.waitForSelector(".lobby .code-big");
+  assert.equal(await shownToast(page), null, "the home page's error is gone in the lobby");
+  assert.deepEqual(page.errors || [], []);
+  await context.close();
+});
