@@ -21,6 +21,9 @@ test("a name the server would refuse is explained beside the field and never sen
   const sent = recordSent(page);
   await openHome(page, fixture.server.url, "Ana");
   const hellos = () => sent.filter((f) => f.type === "hello").length;
+  // The hello with the new name has gone out, and was welcomed.
+  while (!sent.some((f) => f.type === "hello" && f.nickname === "Ana")) await page.waitForTimeout(20);
+  await page.waitForSelector(".net-online");
   const before = hellos();
 
   // Cleared and left: the field says why, the connection stays as it was.
@@ -70,9 +73,10 @@ test("a hello the server refuses leaves the connection usable under the last goo
   // The page checks names before sending them; a server that still refuses one
   // (say, a newer Unicode table) must not wedge the link.
   await page.evaluate(async () => {
-    const app = await import("/js/app.js");
-    app.getLink().reconnectAs("", "en");
+    window.link = (await import("/js/app.js")).getLink();
   });
+  await page.waitForFunction(() => window.link.accepted === "Carla" && window.link.ready);
+  await page.evaluate(() => window.link.reconnectAs("", "en"));
   await page.waitForSelector("#nick-error:not([hidden])");
   await page.waitForSelector(".net-online");
   assert.match(await page.locator("#nick-error").innerText(), /did not accept.*Carla/s);
@@ -96,3 +100,35 @@ test("a toast about one screen does not follow to the next", async () => {
   assert.deepEqual(page.errors || [], []);
   await context.close();
 });
+
+/** How far the page is scrolled, and whether the screen's title is in view. */
+async function topOfScreen(page) {
+  return page.evaluate(() => {
+    const title = document.querySelector("main h1, main h2");
+    const box = title.getBoundingClientRect();
+    return { scrollY: window.scrollY, titleInView: box.top >= 0 && box.bottom <= window.innerHeight };
+  });
+}
+
+for (const preset of ["classic", "brasil", "space"]) {
+  test(`every screen starts at its top: the lobby and the first screen of a bot game (${preset})`, async () => {
+    const { context, page } = await newPlayer(fixture.chromium.browser, { height: 640 });
+    await openHome(page, fixture.server.url, "Eva");
+    await page.click(`.preset-card[data-preset="${preset}"]`);
+    for (const button of ["#play-friend", "#play-bot"]) {
+      await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+      await page.click(button);
+      await page.waitForSelector("main:not(.home)");
+      await page.waitForTimeout(200);
+      assert.deepEqual(await topOfScreen(page), { scrollY: 0, titleInView: true }, `after ${button}`);
+      if (await page.locator(".lobby").count()) {
+        const link = await page.locator("#invite-link").boundingBox();
+        assert.ok(link.y + link.height <= 640, "the invite link is in view");
+      }
+      await page.click(".brand");
+      await page.waitForSelector(".home");
+    }
+    assert.deepEqual(page.errors || [], []);
+    await context.close();
+  });
+}

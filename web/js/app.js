@@ -2385,7 +2385,8 @@ export function render() {
   const scrolled = new Map([...app.querySelectorAll(".board-scroll")].map((el) => [el.dataset.scroll, el.scrollLeft]));
   app.replaceChildren(renderHeader(), screen, S.rulesOpen ? renderRules() : h("span"));
   const key = screenKey();
-  if (key !== shownScreen) {
+  const newScreen = key !== shownScreen;
+  if (newScreen) {
     // What was said about the last screen no longer applies (a toast about
     // the coming screen stays, and belongs to this one now).
     if (toastScreen !== null) hideToast();
@@ -2401,12 +2402,15 @@ export function render() {
     const again = app.querySelector(`.board[data-board="${activeCell.board}"] .cell[data-col="${activeCell.col}"][data-row="${activeCell.row}"]`);
     if (again) {
       again.tabIndex = 0;
-      again.focus();
+      again.focus({ preventScroll: newScreen });
     }
   } else if (activeId) {
     const again = document.getElementById(activeId);
-    if (again && again !== document.activeElement) again.focus();
+    if (again && again !== document.activeElement) again.focus({ preventScroll: newScreen });
   }
+  // Every screen starts at its top (its title, the room code and the invite
+  // link), wherever the last one was scrolled to.
+  if (newScreen) window.scrollTo(0, 0);
 }
 
 document.addEventListener("keydown", (e) => {
