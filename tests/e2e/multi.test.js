@@ -124,7 +124,7 @@ test("a 2v2 team game: team-mates' seas are shown and never targets", async () =
   const host = await recordedPlayer();
   await openHome(host.page, fixture.server.url, "Ana");
   await chooseRules(host.page, "classic");
-  await host.page.click("#play-bot");
+  await host.page.click("#play-bot-setup");
   await waitForLobby(host.page);
   await setSeatCount(host.page, 4);
   await makeBot(host.page, 2);
@@ -199,7 +199,7 @@ test("a focus salvo: every shot on one opponent, then the bots play on", async (
   const { context, page, frames } = await recordedPlayer({ locale: "pt-BR" });
   await openHome(page, fixture.server.url, "João");
   await chooseRules(page, "classic");
-  await page.click("#play-bot");
+  await page.click("#play-bot-setup");
   await waitForLobby(page);
   await setSeatCount(page, 3);
   await makeBot(page, 2, "easy");
@@ -273,7 +273,7 @@ test("a round timer: the person does not submit, the shots fall at random and th
   const sent = recordSent(page);
   await openHome(page, fixture.server.url, "Ana");
   await chooseRules(page, "classic");
-  await page.click("#play-bot");
+  await page.click("#play-bot-setup");
   await waitForLobby(page);
   await setSeatCount(page, 3);
   await makeBot(page, 2, "easy");

@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fileFixture, newPlayer, openHome, recordSent } from "./harness.js";
+import { fileFixture, newPlayer, openHome, recordSent, recordFrames, placeRandomAndReady, waitForLobby, startGame, fireOnce } from "./harness.js";
 
 const fixture = fileFixture();
 
@@ -104,8 +104,8 @@ test("a toast about one screen does not follow to the next", async () => {
 /** How far the page is scrolled, and whether the screen's title is in view. */
 async function topOfScreen(page) {
   return page.evaluate(() => {
-    const title = document.querySelector("main h1, main h2");
-    const box = title.getBoundingClientRect();
+    // The screen's first part: the room's title and code, or the turn banner.
+    const box = document.querySelector("main > *").getBoundingClientRect();
     return { scrollY: window.scrollY, titleInView: box.top >= 0 && box.bottom <= window.innerHeight };
   });
 }
@@ -118,7 +118,7 @@ for (const preset of ["classic", "brasil", "space"]) {
     for (const button of ["#play-friend", "#play-bot"]) {
       await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
       await page.click(button);
-      await page.waitForSelector("main:not(.home)");
+      await page.waitForSelector(".lobby, .placement, .shop");
       await page.waitForTimeout(200);
       assert.deepEqual(await topOfScreen(page), { scrollY: 0, titleInView: true }, `after ${button}`);
       if (await page.locator(".lobby").count()) {
@@ -132,3 +132,60 @@ for (const preset of ["classic", "brasil", "space"]) {
     await context.close();
   });
 }
+
+/** The rules of the room as the server last told this page. */
+function lastRules(frames) {
+  const rooms = frames.map((raw) => JSON.parse(raw)).filter((f) => f.type === "room");
+  return rooms[rooms.length - 1].room.rules;
+}
+
+test("Play vs bot: one click to placement, and no clock unless asked for", async () => {
+  const { context, page } = await newPlayer(fixture.chromium.browser);
+  const frames = recordFrames(page);
+  const sent = recordSent(page);
+  await openHome(page, fixture.server.url, "Flor");
+  await page.click('.preset-card[data-preset="classic"]');
+  await page.click("#play-bot");
+  // Straight to placement: no lobby, no "Start the game".
+  await page.waitForSelector(".placement #random");
+  assert.equal(sent.filter((f) => f.type === "start").length, 1, "the page started the game itself");
+  const rules = lastRules(frames);
+  assert.equal(rules.turn_seconds, 0, "no turn clock against a bot");
+  assert.equal(rules.place_seconds, 0, "no placement clock against a bot");
+  assert.equal(await page.locator("#turn-banner .clock").count(), 0);
+  await placeRandomAndReady(page);
+  await page.waitForSelector(".battle #turn-banner");
+  assert.equal(await page.locator("#turn-banner .clock").count(), 0, "no clock in the battle");
+  await page.waitForSelector("#turn-banner.mine");
+  assert.ok(await fireOnce(page), "a shot at the bot");
+  await page.click(".brand");
+
+  // Space goes straight to its shop.
+  await page.click('.preset-card[data-preset="space"]');
+  await page.click("#play-bot");
+  await page.waitForSelector(".shop");
+  assert.equal(lastRules(frames).shop_seconds, 0, "no shop clock against a bot");
+  await page.click(".brand");
+
+  // The shared sea keeps its lobby: how many play is the choice there.
+  await page.click('.preset-card[data-preset="shared"]');
+  await page.click("#play-bot");
+  await waitForLobby(page);
+  assert.equal(await page.locator("#seat-count").count(), 1);
+  assert.equal(await page.locator(".seats .seat-bot").count(), 1);
+  await page.click(".brand");
+
+  // Asked for: "Choose the options first" opens the lobby, where a turn clock can be set.
+  await page.click('.preset-card[data-preset="classic"]');
+  await page.click("#play-bot-setup");
+  await waitForLobby(page);
+  assert.match(await page.locator(".rule-summary").innerText(), /No turn clock/);
+  await page.fill("#opt-turn", "45");
+  await page.locator("#opt-turn").press("Tab");
+  await page.waitForFunction(() => /45 seconds per turn/.test(document.querySelector(".rule-summary").textContent));
+  await startGame(page);
+  await placeRandomAndReady(page);
+  await page.waitForSelector(".battle #turn-banner .clock");
+  assert.deepEqual(page.errors || [], []);
+  await context.close();
+});

@@ -205,8 +205,7 @@ test("a finished game's replay steps from the first move to the last", async () 
   await chooseRules(rita.page, "classic");
   await rita.page.selectOption("#bot-level", "easy");
   await rita.page.click("#play-bot");
-  await waitForLobby(rita.page);
-  await startGame(rita.page);
+  await rita.page.waitForSelector(".placement");
   await placeRandomAndReady(rita.page);
   await rita.page.waitForSelector(".battle");
   await fireShots([rita.page], 16);

@@ -83,6 +83,10 @@ export const S = {
   // it does not), and what is wrong with it (an i18n key, else null).
   nickDraft: null,
   nickProblem: null,
+  // A bot game made with "Play vs bot" starts as soon as its room exists
+  // (true until then), and the code of the room while its start is on the way.
+  autoStart: false,
+  starting: null,
 };
 
 const app = document.getElementById("app");
@@ -277,6 +281,12 @@ function onRoom(room) {
   }
   S.room = room;
   S.pendingJoin = null;
+  if (S.autoStart && !room.started && room.you?.seat === room.host && !room.seats.some((s) => s.kind === "open")) {
+    // Nothing to choose in this lobby: the game starts (the server answers with its first state).
+    S.autoStart = false;
+    S.starting = room.code;
+    send({ type: "start" });
+  }
   const path = `/r/${room.code}`;
   if (location.pathname !== path) history.pushState({}, "", path + location.search);
   document.title = `${t("app_name")} · ${room.code}`;
@@ -295,6 +305,7 @@ function onState(frame) {
   }
   S.previousView = before;
   S.view = view;
+  S.starting = null;
   S.stats = frame.stats || null;
   // The finished game is in the history now: its entry carries the replay link.
   if (view.phase === "finished" && (!before || before.phase !== "finished")) send({ type: "history" });
@@ -341,6 +352,11 @@ function onState(frame) {
 
 function onError(frame) {
   if (onMatchError(frame)) return;
+  if (frame.request === "create_room" || frame.request === "start") {
+    // The lobby shows what went wrong; its start button is there to try again.
+    S.autoStart = false;
+    S.starting = null;
+  }
   // Dropped frames are never answered: previews still waiting are asked again.
   if (frame.code === "rate_limited") areas.asked.clear();
   if (frame.request === "command" && S.reserveSent && ["not_targetable", "wrong_shot_count", "duplicate_target", "out_of_bounds"].includes(frame.code)) {
@@ -473,6 +489,8 @@ function renderHeader() {
 export function goHome() {
   if (S.room) send({ type: "leave" });
   closeReplay();
+  S.autoStart = false;
+  S.starting = null;
   S.page = "home";
   S.room = null;
   S.view = null;
@@ -560,13 +578,23 @@ function nicknameField() {
   return [h("label", { class: "nick-label", for: "nick" }, t("nickname")), input, error];
 }
 
-function createRoom(withBot) {
+// A bot never keeps anyone waiting: a game against one has no clocks unless
+// the player sets them in the lobby ("Choose the options first").
+const BOT_GAME_CLOCKS = { turn_seconds: 0, round_seconds: 0, place_seconds: 0, shop_seconds: 0 };
+// Presets whose bot game still opens in the lobby, because there is something
+// to choose there: the shared sea is a game of not knowing whose waters are
+// whose, which wants three or more players, so its lobby asks how many. The
+// others go straight to placement (space to its shop, which is its choice).
+const BOT_LOBBY_PRESETS = ["shared"];
+
+function createRoom(withBot, { lobby = false } = {}) {
   if (!nicknameOk()) return;
+  S.autoStart = withBot && !lobby && !BOT_LOBBY_PRESETS.includes(S.homePreset);
   send({
     type: "create_room",
     preset: S.homePreset,
     seats: 2,
-    options: {},
+    options: withBot ? { ...BOT_GAME_CLOCKS } : {},
     teams: null,
     bots: withBot ? [{ seat: 1, level: S.homeLevel }] : [],
     // A bot game is private and unrated; a friend room is what the home page's switches say.
@@ -705,6 +733,9 @@ function renderHome() {
         h("label", { class: "inline-label", for: "bot-level" }, t("bot_level")),
         level,
         h("button", { class: "button primary", type: "button", id: "play-bot", onclick: () => createRoom(true) }, t("play_bot")),
+        BOT_LOBBY_PRESETS.includes(S.homePreset)
+          ? null
+          : h("button", { class: "button small ghost", type: "button", id: "play-bot-setup", onclick: () => createRoom(true, { lobby: true }) }, `⚙ ${t("play_bot_setup")}`),
       ),
       h(
         "div",
@@ -1158,6 +1189,20 @@ function renderLobby() {
       host ? renderOptions(room) : null,
     ),
     renderChat(true),
+  );
+}
+
+/** A bot game on its way from "Play vs bot" to its first screen. */
+function renderStarting() {
+  return h(
+    "main",
+    { class: "starting" },
+    h(
+      "section",
+      { class: "card invite" },
+      h("h1", {}, presetName(S.room.preset)),
+      h("p", { class: "muted waiting" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("starting_game")),
+    ),
   );
 }
 
@@ -2371,6 +2416,7 @@ export function render() {
   let screen;
   if (S.replay) screen = renderReplay();
   else if (!S.room) screen = S.matching ? renderMatching() : S.page === "leaderboard" && S.leaderboard ? renderLeaderboard() : renderHome();
+  else if (S.starting === S.room.code && !S.view) screen = renderStarting();
   else if (!S.room.started || !S.view) screen = renderLobby();
   else if (S.view.phase === "shop") screen = renderShop();
   else if (S.view.phase === "placement") screen = renderPlacement();
