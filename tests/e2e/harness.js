@@ -240,6 +240,18 @@ export async function waitForLobby(page) {
   return (await page.locator(".code-big").innerText()).replace(/\s/g, "");
 }
 
+/**
+ * An invited guest follows the link: the page asks for a name (the remembered
+ * one offered; `nickname` replaces it), then seats them in the lobby.
+ */
+export async function followInvite(page, invite, nickname) {
+  await page.goto(invite);
+  await page.waitForSelector("#invite-join");
+  if (nickname) await page.fill("#nick", nickname);
+  await page.click("#invite-join");
+  await page.waitForSelector(".lobby .code-big");
+}
+
 export async function startGame(page) {
   await page.waitForSelector("#start:not([disabled])");
   await page.click("#start");

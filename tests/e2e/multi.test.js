@@ -12,6 +12,7 @@ import {
   openHome,
   chooseRules,
   waitForLobby,
+  followInvite,
   placeRandomAndReady,
   shoot,
   recordFrames,
@@ -56,8 +57,7 @@ test("four players, two people and two bots, play salvo rounds to the end", asyn
   await makeBot(host.page, 2);
   await makeBot(host.page, 3, "easy");
   const invite = await host.page.inputValue("#invite-link");
-  await guest.page.goto(invite);
-  await guest.page.waitForSelector(".lobby .code-big");
+  await followInvite(guest.page, invite, "Bea");
   await host.page.waitForSelector(".seats li:nth-child(2).seat-person");
   // The lobby explains the salvo rule of a game of four.
   assert.match(await host.page.locator(".rule-summary").innerText(), /2 shots on each opponent/);

@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fileFixture, newPlayer, openHome, recordSent, recordFrames, placeRandomAndReady, waitForLobby, startGame, fireOnce } from "./harness.js";
+import { fileFixture, newPlayer, openHome, recordSent, recordFrames, placeRandomAndReady, waitForLobby, startGame, fireOnce, followInvite } from "./harness.js";
 
 const fixture = fileFixture();
 
@@ -186,6 +186,71 @@ test("Play vs bot: one click to placement, and no clock unless asked for", async
   await startGame(page);
   await placeRandomAndReady(page);
   await page.waitForSelector(".battle #turn-banner .clock");
+  assert.deepEqual(page.errors || [], []);
+  await context.close();
+});
+
+test("an invited guest chooses a name before taking a seat, and it is remembered", async () => {
+  const host = await newPlayer(fixture.chromium.browser);
+  await openHome(host.page, fixture.server.url, "Gil");
+  await host.page.click("#play-friend");
+  await waitForLobby(host.page);
+  const invite = await host.page.inputValue("#invite-link");
+
+  const guest = await newPlayer(fixture.chromium.browser, { locale: "pt-BR" });
+  const sent = recordSent(guest.page);
+  const joins = () => sent.filter((f) => f.type === "join_room").length;
+  await guest.page.goto(invite);
+  await guest.page.waitForSelector("#invite-join");
+  await guest.page.waitForSelector(".net-online");
+  // A first visit: no made-up name is offered, the field has the focus, and no seat is taken yet.
+  assert.equal(await guest.page.inputValue("#nick"), "");
+  assert.equal(await guest.page.evaluate(() => document.activeElement?.id), "nick");
+  assert.equal(joins(), 0);
+  assert.equal(await host.page.locator(".seats .seat-person").count(), 1);
+  // Without a name the seat waits.
+  await guest.page.click("#invite-join");
+  await guest.page.waitForSelector("#nick-error:not([hidden])");
+  assert.equal(joins(), 0);
+  // Enter in the field joins under the name typed.
+  await guest.page.fill("#nick", "Bia");
+  await guest.page.press("#nick", "Enter");
+  await guest.page.waitForSelector(".lobby .code-big");
+  await host.page.waitForSelector(".seats .seat-person:has-text('Bia')");
+  assert.equal(await guest.page.evaluate(() => localStorage.getItem("broadside.nickname")), "Bia");
+
+  // A reload in the room goes straight back in.
+  await guest.page.reload();
+  await guest.page.waitForSelector(".lobby .code-big");
+  assert.equal(await guest.page.locator("#invite-join").count(), 0);
+
+  // The next invitation offers the remembered name.
+  await host.page.click("#leave");
+  await host.page.click("#play-friend");
+  await waitForLobby(host.page);
+  const second = await host.page.inputValue("#invite-link");
+  await guest.page.goto(second);
+  await guest.page.waitForSelector("#invite-join");
+  assert.equal(await guest.page.inputValue("#nick"), "Bia");
+  await guest.page.click("#invite-join");
+  await guest.page.waitForSelector(".lobby .code-big");
+  await host.page.waitForSelector(".seats .seat-person:has-text('Bia')");
+  assert.deepEqual(host.page.errors || [], []);
+  assert.deepEqual(guest.page.errors || [], []);
+  await host.context.close();
+  await guest.context.close();
+});
+
+test("an invitation to a room that is gone leads home, saying so", async () => {
+  const { context, page } = await newPlayer(fixture.chromium.browser);
+  await openHome(page, fixture.server.url, "Hugo");
+  await page.goto(`${fixture.server.url}/r/ZZZZZZZZZZ`);
+  await page.waitForSelector("#invite-join");
+  assert.equal(await page.inputValue("#nick"), "Hugo");
+  await page.click("#invite-join");
+  await page.waitForSelector(".home");
+  assert.ok(await shownToast(page), "the toast says the room was not found");
+  assert.equal(await page.evaluate(() => location.pathname), "/");
   assert.deepEqual(page.errors || [], []);
   await context.close();
 });

@@ -11,6 +11,7 @@ import {
   openHome,
   chooseRules,
   waitForLobby,
+  followInvite,
   startGame,
   placeRandomAndReady,
   boardMarks,
@@ -194,8 +195,7 @@ test("two browsers play each other through the invite link", async () => {
   assert.ok(invite.endsWith(`/r/${code}`));
   assert.equal(await host.page.locator("#start").isDisabled(), true, "an open seat keeps the start off");
 
-  await guest.page.goto(invite);
-  await guest.page.waitForSelector(".lobby .code-big");
+  await followInvite(guest.page, invite, "Rui");
   // The guest's page speaks its browser's language.
   assert.equal(await guest.page.getAttribute("html", "lang"), "pt-PT");
   await host.page.waitForSelector(".seat-person:nth-child(2)");

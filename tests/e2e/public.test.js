@@ -11,6 +11,7 @@ import {
   openHome,
   chooseRules,
   waitForLobby,
+  followInvite,
   startGame,
   placeRandomAndReady,
   fireOnce,
@@ -298,8 +299,7 @@ test("the leaderboard lists the players of a rated game, the winner above", asyn
   await marta.page.click("#play-friend");
   await waitForLobby(marta.page);
   await marta.page.waitForSelector("#room-rated");
-  await tom.page.goto(await marta.page.inputValue("#invite-link"));
-  await waitForLobby(tom.page);
+  await followInvite(tom.page, await marta.page.inputValue("#invite-link"));
   await startGame(marta.page);
   await tom.page.waitForSelector(".placement");
   await placeRandomAndReady(marta.page);

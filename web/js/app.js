@@ -21,6 +21,9 @@ import { openReplay, closeReplay, replayIdFromPath, renderReplay } from "./repla
 import { nicknameProblem, MAX_NICKNAME_CHARS } from "./nickname.js";
 
 const NICK_KEY = "broadside.nickname";
+// The codes of the rooms this browser has been in (most recent last): a
+// reload there goes straight back in, a new invitation asks for a name first.
+const ROOMS_KEY = "broadside.rooms";
 export const PRESETS = ["classic", "hasbro", "italia", "brasil", "shared", "space"];
 const LEVELS = ["easy", "medium", "hard", "expert"];
 
@@ -87,6 +90,12 @@ export const S = {
   // (true until then), and the code of the room while its start is on the way.
   autoStart: false,
   starting: null,
+  // The room of an invitation link while the guest chooses a name, and
+  // whether they have (the join is on its way).
+  invite: null,
+  inviteAccepted: false,
+  // Whether the name in use was made up by the page on a first visit.
+  nickGenerated: false,
 };
 
 const app = document.getElementById("app");
@@ -246,11 +255,27 @@ function onFrame(frame) {
 
 function rejoin() {
   const code = S.room?.code || codeFromPath();
-  if (code) {
+  // An invited guest joins once they have said under which name (renderInvite).
+  if (code && !(S.invite === code && !S.inviteAccepted)) {
     const as = S.room?.you?.spectator || new URLSearchParams(location.search).has("watch") ? "spectator" : "player";
     S.pendingJoin = code;
     send({ type: "join_room", code, as });
   }
+}
+
+function knownRooms() {
+  try {
+    const rooms = JSON.parse(localStorage.getItem(ROOMS_KEY));
+    return Array.isArray(rooms) ? rooms : [];
+  } catch {
+    return [];
+  }
+}
+
+function rememberRoom(code) {
+  const rooms = knownRooms().filter((known) => known !== code);
+  rooms.push(code);
+  localStorage.setItem(ROOMS_KEY, JSON.stringify(rooms.slice(-100)));
 }
 
 function codeFromPath() {
@@ -281,6 +306,9 @@ function onRoom(room) {
   }
   S.room = room;
   S.pendingJoin = null;
+  S.invite = null;
+  S.inviteAccepted = false;
+  if (changedRoom) rememberRoom(room.code);
   if (S.autoStart && !room.started && room.you?.seat === room.host && !room.seats.some((s) => s.kind === "open")) {
     // Nothing to choose in this lobby: the game starts (the server answers with its first state).
     S.autoStart = false;
@@ -389,11 +417,16 @@ function onError(frame) {
     send({ type: "join_room", code, as: "spectator" });
     return;
   }
+  // Whether the toast is about the screen that comes next.
+  let next = false;
   if (frame.code === "room_not_found" && S.pendingJoin) {
     S.pendingJoin = null;
+    // An invitation to a room that is gone: the home page comes next.
+    next = S.invite !== null;
+    S.invite = null;
     if (codeFromPath()) history.replaceState({}, "", "/");
   }
-  toast(errorText(frame.code, frame.message), "error");
+  toast(errorText(frame.code, frame.message), "error", { next });
   announce(errorText(frame.code, frame.message));
 }
 
@@ -489,6 +522,12 @@ function renderHeader() {
 export function goHome() {
   if (S.room) send({ type: "leave" });
   closeReplay();
+  if (S.invite) {
+    // The invitation is declined: the home page offers the name in use.
+    S.invite = null;
+    S.nickDraft = null;
+    S.nickProblem = null;
+  }
   S.autoStart = false;
   S.starting = null;
   S.page = "home";
@@ -530,6 +569,7 @@ function setNickname(text) {
   S.nickDraft = problem ? text : null;
   S.nickProblem = problem;
   if (!problem && text.trim() !== S.nickname) {
+    S.nickGenerated = false;
     S.nickname = text.trim();
     localStorage.setItem(NICK_KEY, S.nickname);
     link.reconnectAs(S.nickname, language());
@@ -538,7 +578,8 @@ function setNickname(text) {
 }
 
 function nicknameError(problem) {
-  return `${t(problem, { max: MAX_NICKNAME_CHARS })} ${t("nick_kept", { name: S.nickname })}`;
+  const said = t(problem, { max: MAX_NICKNAME_CHARS });
+  return S.nickGenerated ? said : `${said} ${t("nick_kept", { name: S.nickname })}`;
 }
 
 /**
@@ -777,6 +818,48 @@ function renderHome() {
       { class: "home-rules" },
       h("button", { class: "button ghost", type: "button", id: "open-leaderboard", onclick: () => openLeaderboard() }, "🏆 ", t("leaderboard")),
       h("button", { class: "button ghost", type: "button", onclick: () => openRules() }, "📖 ", t("read_rules")),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------- an invitation
+
+/** The name the guest typed is kept, then the room is joined (as a player, or to watch). */
+function acceptInvite(as = "player") {
+  if (!nicknameOk()) return;
+  if (S.nickDraft !== null) setNickname(S.nickDraft);
+  S.inviteAccepted = true;
+  if (as === "spectator") history.replaceState({}, "", `${location.pathname}?watch`);
+  // While a new name is told with a fresh hello, its welcome joins (rejoin).
+  if (getLink().ready) rejoin();
+  render();
+}
+
+/** An invitation link: the guest chooses the name the others will see, then takes a seat. */
+function renderInvite() {
+  const joining = S.inviteAccepted;
+  return h(
+    "main",
+    { class: "invite-page" },
+    h(
+      "form",
+      {
+        class: "card invite",
+        onsubmit: (e) => {
+          e.preventDefault();
+          acceptInvite();
+        },
+      },
+      h("h1", {}, t("invite_title")),
+      h("div", { class: "code-big", "aria-label": t("room_code") }, S.invite.split("").map((ch) => h("span", {}, ch))),
+      h("p", { class: "muted" }, t("invite_name_hint")),
+      nicknameField(),
+      h(
+        "div",
+        { class: "row-buttons center" },
+        h("button", { class: "button primary big", type: "submit", id: "invite-join", disabled: joining }, joining ? t("loading") : `⚓ ${t("join")}`),
+        h("button", { class: "button", type: "button", id: "invite-watch", disabled: joining, onclick: () => acceptInvite("spectator") }, `👁 ${t("watch")}`),
+      ),
     ),
   );
 }
@@ -2405,7 +2488,7 @@ let shownScreen = null;
 /** Which screen the state shows: a new one starts without the old one's toasts. */
 function screenKey() {
   if (S.replay) return `replay:${S.replay.id}`;
-  if (!S.room) return S.matching ? "matching" : S.page === "leaderboard" && S.leaderboard ? "leaderboard" : "home";
+  if (!S.room) return S.matching ? "matching" : S.page === "leaderboard" && S.leaderboard ? "leaderboard" : S.invite ? "invite" : "home";
   return `${S.room.code}:${S.room.started && S.view ? S.view.phase : "lobby"}`;
 }
 
@@ -2415,7 +2498,7 @@ export function render() {
   const activeCell = active?.classList?.contains("cell") ? { board: active.closest(".board")?.dataset.board, col: active.dataset.col, row: active.dataset.row } : null;
   let screen;
   if (S.replay) screen = renderReplay();
-  else if (!S.room) screen = S.matching ? renderMatching() : S.page === "leaderboard" && S.leaderboard ? renderLeaderboard() : renderHome();
+  else if (!S.room) screen = S.matching ? renderMatching() : S.page === "leaderboard" && S.leaderboard ? renderLeaderboard() : S.invite ? renderInvite() : renderHome();
   else if (S.starting === S.room.code && !S.view) screen = renderStarting();
   else if (!S.room.started || !S.view) screen = renderLobby();
   else if (S.view.phase === "shop") screen = renderShop();
@@ -2489,6 +2572,7 @@ async function main() {
   S.nickname = S.nickname.trim();
   if (nicknameProblem(S.nickname)) {
     // A first visit still needs a name for the hello; the player can change it.
+    S.nickGenerated = true;
     S.nickname = `${t("default_nickname")} ${100 + Math.floor(Math.random() * 900)}`;
     localStorage.setItem(NICK_KEY, S.nickname);
   }
@@ -2503,9 +2587,17 @@ async function main() {
   });
   const replayId = replayIdFromPath();
   const board = leaderboardFromHash();
+  const invited = codeFromPath();
+  if (invited && !new URLSearchParams(location.search).has("watch") && !knownRooms().includes(invited)) {
+    // An invitation: the guest is asked for a name before taking a seat,
+    // the remembered one offered (a first visit's made-up one is not).
+    S.invite = invited;
+    if (S.nickGenerated) S.nickDraft = "";
+  }
   if (replayId !== null) openReplay(replayId);
   else if (board) openLeaderboard(board);
   else render();
+  if (S.invite) document.getElementById("nick")?.focus();
   link.open();
 }
 
