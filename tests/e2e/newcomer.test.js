@@ -254,3 +254,60 @@ test("an invitation to a room that is gone leads home, saying so", async () => {
   assert.deepEqual(page.errors || [], []);
   await context.close();
 });
+
+/** The number on the chat tab, or null when it has none. */
+async function unreadBadge(page) {
+  const badge = page.locator("#tab-chat .unread");
+  return (await badge.count()) ? badge.innerText() : null;
+}
+
+test("the chat's unread count: what was read stays read, also after a reload", async () => {
+  const host = await newPlayer(fixture.chromium.browser);
+  const guest = await newPlayer(fixture.chromium.browser, { locale: "pt-PT" });
+  const heard = recordFrames(host.page);
+  const chats = () => heard.filter((raw) => JSON.parse(raw).type === "chat").length;
+  await openHome(host.page, fixture.server.url, "Ines");
+  await host.page.click("#play-friend");
+  await waitForLobby(host.page);
+  await followInvite(guest.page, await host.page.inputValue("#invite-link"), "Joana");
+  const say = async (text) => {
+    await guest.page.fill("#chat-input", text);
+    await guest.page.press("#chat-input", "Enter");
+    await guest.page.waitForSelector(`.chat-list li:has-text('${text}')`);
+  };
+
+  // Said in the lobby, where the host's chat is on the screen: read there.
+  await say("Olá!");
+  await host.page.waitForSelector(".chat-list li:has-text('Olá!')");
+  await startGame(host.page);
+  await guest.page.waitForSelector(".placement");
+  await placeRandomAndReady(host.page);
+  await placeRandomAndReady(guest.page);
+  await host.page.waitForSelector(".battle");
+  await guest.page.waitForSelector(".battle");
+  assert.equal(await unreadBadge(host.page), null, "a message read in the lobby is no news in the battle");
+
+  // Said in the battle while the host looks at the log: one unread, gone once read.
+  await guest.page.click("#tab-chat");
+  await say("Boa sorte!");
+  await host.page.waitForFunction(() => document.querySelector("#tab-chat .unread")?.textContent === "1");
+  await host.page.click("#tab-chat");
+  assert.equal(await unreadBadge(host.page), null);
+  await host.page.click("#tab-log");
+  assert.equal(await unreadBadge(host.page), null);
+
+  // A reload replays the room's last messages: none of them is counted again.
+  const before = chats();
+  await host.page.reload();
+  await host.page.waitForSelector(".battle");
+  while (chats() < before + 2) await host.page.waitForTimeout(20);
+  await host.page.waitForTimeout(100);
+  assert.equal(await unreadBadge(host.page), null, "no badge for messages already read");
+  // A new message is counted alone.
+  await say("Fogo!");
+  await host.page.waitForFunction(() => document.querySelector("#tab-chat .unread")?.textContent === "1");
+  assert.deepEqual(host.page.errors || [], []);
+  assert.deepEqual(guest.page.errors || [], []);
+  await host.context.close();
+  await guest.context.close();
+});

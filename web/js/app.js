@@ -24,6 +24,9 @@ const NICK_KEY = "broadside.nickname";
 // The codes of the rooms this browser has been in (most recent last): a
 // reload there goes straight back in, a new invitation asks for a name first.
 const ROOMS_KEY = "broadside.rooms";
+// How far each room's chat has been read: the time of the last message shown,
+// by room code, so a reload counts no message twice.
+const CHAT_READ_KEY = "broadside.chat_read";
 export const PRESETS = ["classic", "hasbro", "italia", "brasil", "shared", "space"];
 const LEVELS = ["easy", "medium", "hard", "expert"];
 
@@ -215,8 +218,9 @@ function onFrame(frame) {
       break;
     case "chat":
       S.chat.push(frame);
-      if (frame.seat !== mySeat()) {
-        S.unreadChat += S.sideTab === "chat" ? 0 : 1;
+      // A join replays the last messages: those read before are not news.
+      if (frame.seat !== mySeat() && !(frame.at <= (chatRead()[S.room?.code] || 0))) {
+        if (!chatShown()) S.unreadChat += 1;
         announce(`${frame.from}: ${frame.text}`);
       }
       break;
@@ -263,13 +267,18 @@ function rejoin() {
   }
 }
 
-function knownRooms() {
+/** A value the page stored as JSON, or `fallback` when there is none (or it is garbled). */
+function stored(key, fallback) {
   try {
-    const rooms = JSON.parse(localStorage.getItem(ROOMS_KEY));
-    return Array.isArray(rooms) ? rooms : [];
+    return JSON.parse(localStorage.getItem(key)) ?? fallback;
   } catch {
-    return [];
+    return fallback;
   }
+}
+
+function knownRooms() {
+  const rooms = stored(ROOMS_KEY, []);
+  return Array.isArray(rooms) ? rooms : [];
 }
 
 function rememberRoom(code) {
@@ -291,6 +300,7 @@ function onRoom(room) {
   if (changedRoom) {
     S.log = [];
     S.chat = [];
+    S.unreadChat = 0;
     S.view = null;
     S.previousView = null;
     resetPlacement();
@@ -1291,6 +1301,31 @@ function renderStarting() {
 
 // ---------------------------------------------------------------- chat and side panel
 
+function chatRead() {
+  const read = stored(CHAT_READ_KEY, {});
+  return typeof read === "object" ? read : {};
+}
+
+/** Whether the chat is on the screen: the lobby's card, or the side panel's tab in the battle and at the end. */
+function chatShown() {
+  if (!S.room?.started || !S.view) return true;
+  return S.sideTab === "chat" && ["battle", "finished"].includes(S.view.phase);
+}
+
+/** Every message of the room so far has been shown: remembered for the next visit or reload. */
+function markChatRead() {
+  S.unreadChat = 0;
+  const code = S.room?.code;
+  const last = S.chat.reduce((latest, message) => Math.max(latest, message.at || 0), 0);
+  const read = chatRead();
+  if (!code || last <= (read[code] || 0)) return;
+  delete read[code];
+  read[code] = last;
+  // The hundred rooms read last are enough.
+  for (const old of Object.keys(read).slice(0, -100)) delete read[old];
+  localStorage.setItem(CHAT_READ_KEY, JSON.stringify(read));
+}
+
 function renderChat(card) {
   const list = h(
     "ol",
@@ -1315,6 +1350,7 @@ function renderChat(card) {
     h("button", { class: "button small", type: "submit" }, t("send")),
   );
   const box = h("div", { class: "chat" }, list, form);
+  markChatRead();
   requestAnimationFrame(() => {
     list.scrollTop = list.scrollHeight;
     if (S.keepChatFocus) {
@@ -1385,7 +1421,7 @@ function renderSide() {
           },
         },
         t(`tab_${id}`),
-        id === "chat" && S.unreadChat ? h("span", { class: "unread" }, String(S.unreadChat)) : null,
+        id === "chat" && S.unreadChat && S.sideTab !== "chat" ? h("span", { class: "unread" }, String(S.unreadChat)) : null,
       ),
     ),
   );
