@@ -258,6 +258,14 @@ export async function startGame(page) {
   await page.waitForSelector(".placement");
 }
 
+/** The host starts a game of people: every page places at random, and all reach the battle. */
+export async function startToBattle(host, ...guests) {
+  await startGame(host);
+  for (const page of guests) await page.waitForSelector(".placement");
+  for (const page of [host, ...guests]) await placeRandomAndReady(page);
+  for (const page of [host, ...guests]) await page.waitForSelector(".battle");
+}
+
 export async function placeRandomAndReady(page) {
   await page.click("#random");
   await page.waitForSelector("#ready:not([disabled])");

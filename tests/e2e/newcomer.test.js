@@ -4,7 +4,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fileFixture, newPlayer, openHome, recordSent, recordFrames, placeRandomAndReady, waitForLobby, startGame, fireOnce, followInvite } from "./harness.js";
+import { fileFixture, newPlayer, openHome, recordSent, recordFrames, placeRandomAndReady, waitForLobby, startGame, fireOnce, followInvite, startToBattle } from "./harness.js";
 
 const fixture = fileFixture();
 
@@ -279,12 +279,7 @@ test("the chat's unread count: what was read stays read, also after a reload", a
   // Said in the lobby, where the host's chat is on the screen: read there.
   await say("Olá!");
   await host.page.waitForSelector(".chat-list li:has-text('Olá!')");
-  await startGame(host.page);
-  await guest.page.waitForSelector(".placement");
-  await placeRandomAndReady(host.page);
-  await placeRandomAndReady(guest.page);
-  await host.page.waitForSelector(".battle");
-  await guest.page.waitForSelector(".battle");
+  await startToBattle(host.page, guest.page);
   assert.equal(await unreadBadge(host.page), null, "a message read in the lobby is no news in the battle");
 
   // Said in the battle while the host looks at the log: one unread, gone once read.
