@@ -414,8 +414,9 @@ function onError(frame) {
   // A refused check is shown on the board by whoever asked (the link released it).
   if (frame.request === "check_layout") return;
   if (frame.request === "hello") {
-    // The link said hello again with the last accepted name: the name field
-    // says why the new one did not take.
+    // The link said hello again with the last accepted name (its welcome
+    // puts it back in use): the name field keeps the refused one and says why.
+    if (S.nickname !== getLink().nickname) S.nickDraft = S.nickname;
     S.nickProblem = "nick_refused";
     return;
   }
