@@ -5,7 +5,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { fileFixture, newPlayer, openHome, chooseRules, waitForLobby, startGame, placeRandomAndReady, fireOnce, shoot } from "./harness.js";
+import { fileFixture, newPlayer, openHome, chooseRules, placeRandomAndReady, fireOnce, shoot } from "./harness.js";
 
 const fixture = fileFixture();
 
@@ -127,8 +127,7 @@ for (const scheme of ["light", "dark"]) {
     await openHome(page, fixture.server.url, "Iris");
     await chooseRules(page, "classic");
     await page.click("#play-bot");
-    await waitForLobby(page);
-    await startGame(page);
+    await page.waitForSelector(".placement");
     await placeRandomAndReady(page);
     await fireUntilEveryKind(page);
     const means = await filteredColours(page);

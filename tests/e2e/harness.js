@@ -240,10 +240,30 @@ export async function waitForLobby(page) {
   return (await page.locator(".code-big").innerText()).replace(/\s/g, "");
 }
 
+/**
+ * An invited guest follows the link: the page asks for a name (the remembered
+ * one offered; `nickname` replaces it), then seats them in the lobby.
+ */
+export async function followInvite(page, invite, nickname) {
+  await page.goto(invite);
+  await page.waitForSelector("#invite-join");
+  if (nickname) await page.fill("#nick", nickname);
+  await page.click("#invite-join");
+  await page.waitForSelector(".lobby .code-big");
+}
+
 export async function startGame(page) {
   await page.waitForSelector("#start:not([disabled])");
   await page.click("#start");
   await page.waitForSelector(".placement");
+}
+
+/** The host starts a game of people: every page places at random, and all reach the battle. */
+export async function startToBattle(host, ...guests) {
+  await startGame(host);
+  for (const page of guests) await page.waitForSelector(".placement");
+  for (const page of [host, ...guests]) await placeRandomAndReady(page);
+  for (const page of [host, ...guests]) await page.waitForSelector(".battle");
 }
 
 export async function placeRandomAndReady(page) {

@@ -12,6 +12,7 @@ import {
   openHome,
   chooseRules,
   waitForLobby,
+  followInvite,
   placeRandomAndReady,
   shoot,
   recordFrames,
@@ -56,8 +57,7 @@ test("four players, two people and two bots, play salvo rounds to the end", asyn
   await makeBot(host.page, 2);
   await makeBot(host.page, 3, "easy");
   const invite = await host.page.inputValue("#invite-link");
-  await guest.page.goto(invite);
-  await guest.page.waitForSelector(".lobby .code-big");
+  await followInvite(guest.page, invite, "Bea");
   await host.page.waitForSelector(".seats li:nth-child(2).seat-person");
   // The lobby explains the salvo rule of a game of four.
   assert.match(await host.page.locator(".rule-summary").innerText(), /2 shots on each opponent/);
@@ -124,7 +124,7 @@ test("a 2v2 team game: team-mates' seas are shown and never targets", async () =
   const host = await recordedPlayer();
   await openHome(host.page, fixture.server.url, "Ana");
   await chooseRules(host.page, "classic");
-  await host.page.click("#play-bot");
+  await host.page.click("#play-bot-setup");
   await waitForLobby(host.page);
   await setSeatCount(host.page, 4);
   await makeBot(host.page, 2);
@@ -199,7 +199,7 @@ test("a focus salvo: every shot on one opponent, then the bots play on", async (
   const { context, page, frames } = await recordedPlayer({ locale: "pt-BR" });
   await openHome(page, fixture.server.url, "João");
   await chooseRules(page, "classic");
-  await page.click("#play-bot");
+  await page.click("#play-bot-setup");
   await waitForLobby(page);
   await setSeatCount(page, 3);
   await makeBot(page, 2, "easy");
@@ -273,7 +273,7 @@ test("a round timer: the person does not submit, the shots fall at random and th
   const sent = recordSent(page);
   await openHome(page, fixture.server.url, "Ana");
   await chooseRules(page, "classic");
-  await page.click("#play-bot");
+  await page.click("#play-bot-setup");
   await waitForLobby(page);
   await setSeatCount(page, 3);
   await makeBot(page, 2, "easy");

@@ -49,7 +49,8 @@ async function checkLanguageSelector(page, lang) {
 
 async function roomWithBots(page, preset, seats) {
   await chooseRules(page, preset);
-  await page.click("#play-bot");
+  // A classic bot game opens its lobby on request; the shared sea's always does.
+  await page.click(preset === "shared" ? "#play-bot" : "#play-bot-setup");
   await waitForLobby(page);
   await page.selectOption("#seat-count", String(seats));
   await page.waitForFunction((n) => document.querySelectorAll(".seats li").length === n, seats);

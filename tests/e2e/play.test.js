@@ -11,6 +11,7 @@ import {
   openHome,
   chooseRules,
   waitForLobby,
+  followInvite,
   startGame,
   placeRandomAndReady,
   boardMarks,
@@ -24,11 +25,11 @@ import {
 
 const fixture = fileFixture();
 
+/** "Play vs bot" starts the game at once: the next screen is placement. */
 async function createBotGame(page, preset = "classic") {
   await chooseRules(page, preset);
   await page.click("#play-bot");
-  await waitForLobby(page);
-  await startGame(page);
+  await page.waitForSelector(".placement");
 }
 
 /** Drags a docked ship onto a board cell, pressing R on the way to turn it. */
@@ -194,8 +195,7 @@ test("two browsers play each other through the invite link", async () => {
   assert.ok(invite.endsWith(`/r/${code}`));
   assert.equal(await host.page.locator("#start").isDisabled(), true, "an open seat keeps the start off");
 
-  await guest.page.goto(invite);
-  await guest.page.waitForSelector(".lobby .code-big");
+  await followInvite(guest.page, invite, "Rui");
   // The guest's page speaks its browser's language.
   assert.equal(await guest.page.getAttribute("html", "lang"), "pt-PT");
   await host.page.waitForSelector(".seat-person:nth-child(2)");
@@ -329,8 +329,11 @@ for (const screen of SCREENS) {
     if (screen.lang === "en") await shoot(page, "en-home");
     await chooseRules(page, screen.preset);
     if (screen.level) await page.selectOption("#bot-level", screen.level);
-    await page.click("#play-bot");
-    await waitForLobby(page);
+    // The lobby of a bot game is a choice ("Choose the options first"): for
+    // the hard rule, and for its picture.
+    const lobby = screen.hard || screen.lang === "en";
+    await page.click(lobby ? "#play-bot-setup" : "#play-bot");
+    if (lobby) await waitForLobby(page);
     if (screen.hard) {
       // The host switches brasil to the hard rule with the lobby's controls.
       await page.check('input[name="report"][value="per_volley"]');
@@ -338,7 +341,8 @@ for (const screen of SCREENS) {
       await page.waitForFunction(() => document.querySelectorAll(".rule-summary li")[2]?.textContent.includes("3"));
     }
     if (screen.lang === "en") await shoot(page, "en-lobby");
-    await startGame(page);
+    if (lobby) await startGame(page);
+    else await page.waitForSelector(".placement");
 
     // Placement: part of the fleet placed by hand, a ship being dragged.
     await page.click("#random");

@@ -11,6 +11,7 @@ import {
   openHome,
   chooseRules,
   waitForLobby,
+  followInvite,
   startGame,
   placeRandomAndReady,
   fireOnce,
@@ -205,8 +206,7 @@ test("a finished game's replay steps from the first move to the last", async () 
   await chooseRules(rita.page, "classic");
   await rita.page.selectOption("#bot-level", "easy");
   await rita.page.click("#play-bot");
-  await waitForLobby(rita.page);
-  await startGame(rita.page);
+  await rita.page.waitForSelector(".placement");
   await placeRandomAndReady(rita.page);
   await rita.page.waitForSelector(".battle");
   await fireShots([rita.page], 16);
@@ -299,8 +299,7 @@ test("the leaderboard lists the players of a rated game, the winner above", asyn
   await marta.page.click("#play-friend");
   await waitForLobby(marta.page);
   await marta.page.waitForSelector("#room-rated");
-  await tom.page.goto(await marta.page.inputValue("#invite-link"));
-  await waitForLobby(tom.page);
+  await followInvite(tom.page, await marta.page.inputValue("#invite-link"));
   await startGame(marta.page);
   await tom.page.waitForSelector(".placement");
   await placeRandomAndReady(marta.page);

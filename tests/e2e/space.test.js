@@ -18,6 +18,7 @@ import {
   openHome,
   chooseRules,
   waitForLobby,
+  followInvite,
   fireOnce,
   shoot,
   recordFrames,
@@ -83,8 +84,7 @@ async function spaceRoom(host, guest, seats) {
   await setNumber(host.page, "opt-credits", CREDITS, String(CREDITS));
   const invite = await host.page.inputValue("#invite-link");
   await openHome(guest.page, fixture.server.url, guest.name);
-  await guest.page.goto(invite);
-  await guest.page.waitForSelector(".lobby .code-big");
+  await followInvite(guest.page, invite);
   await host.page.waitForSelector(".seats li:nth-child(2).seat-person");
   await host.page.waitForSelector("#start:not([disabled])");
   await host.page.click("#start");

@@ -18,8 +18,15 @@ import {
   ratingChip, openLeaderboard, leaderboardFromHash, onLeaderboard, renderLeaderboard, historyList,
 } from "./public.js";
 import { openReplay, closeReplay, replayIdFromPath, renderReplay } from "./replay.js";
+import { nicknameProblem, MAX_NICKNAME_CHARS } from "./nickname.js";
 
 const NICK_KEY = "broadside.nickname";
+// The codes of the rooms this browser has been in (most recent last): a
+// reload there goes straight back in, a new invitation asks for a name first.
+const ROOMS_KEY = "broadside.rooms";
+// How far each room's chat has been read: the time of the last message shown,
+// by room code, so a reload counts no message twice.
+const CHAT_READ_KEY = "broadside.chat_read";
 export const PRESETS = ["classic", "hasbro", "italia", "brasil", "shared", "space"];
 const LEVELS = ["easy", "medium", "hard", "expert"];
 
@@ -80,6 +87,20 @@ export const S = {
   // Whether "Play a friend" makes the room public (listed) and rated.
   homePublic: false,
   homeRated: false,
+  // The name field's text while it differs from the name in use (null when
+  // it does not), and what is wrong with it (an i18n key, else null).
+  nickDraft: null,
+  nickProblem: null,
+  // A bot game made with "Play vs bot" starts as soon as its room exists
+  // (true until then), and the code of the room while its start is on the way.
+  autoStart: false,
+  starting: null,
+  // The room of an invitation link while the guest chooses a name, and
+  // whether they have (the join is on its way).
+  invite: null,
+  inviteAccepted: false,
+  // Whether the name in use was made up by the page on a first visit.
+  nickGenerated: false,
 };
 
 const app = document.getElementById("app");
@@ -99,7 +120,10 @@ export function announce(text) {
 }
 
 let toastTimer;
-export function toast(text, kind = "info") {
+// The screen a toast speaks of: it is taken away when another screen comes
+// (render). `next` is for a toast about the screen that is coming.
+let toastScreen = null;
+export function toast(text, kind = "info", { next = false } = {}) {
   let el = document.getElementById("toast");
   if (!el) {
     el = h("div", { id: "toast", role: "status" });
@@ -107,8 +131,14 @@ export function toast(text, kind = "info") {
   }
   el.textContent = text;
   el.className = `toast show ${kind}`;
+  toastScreen = next ? null : shownScreen;
   clearTimeout(toastTimer);
   toastTimer = setTimeout(() => el.classList.remove("show"), 3200);
+}
+
+function hideToast() {
+  clearTimeout(toastTimer);
+  document.getElementById("toast")?.classList.remove("show");
 }
 
 export function send(frame) {
@@ -190,8 +220,9 @@ function onFrame(frame) {
       break;
     case "chat":
       S.chat.push(frame);
-      if (frame.seat !== mySeat()) {
-        S.unreadChat += S.sideTab === "chat" ? 0 : 1;
+      // A join replays the last messages: those read before are not news.
+      if (frame.seat !== mySeat() && !(frame.at <= (chatRead()[S.room?.code] || 0))) {
+        if (!chatShown()) S.unreadChat += 1;
         announce(`${frame.from}: ${frame.text}`);
       }
       break;
@@ -235,11 +266,32 @@ function onFrame(frame) {
 
 function rejoin() {
   const code = S.room?.code || codeFromPath();
-  if (code) {
+  // An invited guest joins once they have said under which name (renderInvite).
+  if (code && !(S.invite === code && !S.inviteAccepted)) {
     const as = S.room?.you?.spectator || new URLSearchParams(location.search).has("watch") ? "spectator" : "player";
     S.pendingJoin = code;
     send({ type: "join_room", code, as });
   }
+}
+
+/** A value the page stored as JSON, or `fallback` when there is none (or it is garbled). */
+function stored(key, fallback) {
+  try {
+    return JSON.parse(localStorage.getItem(key)) ?? fallback;
+  } catch {
+    return fallback;
+  }
+}
+
+function knownRooms() {
+  const rooms = stored(ROOMS_KEY, []);
+  return Array.isArray(rooms) ? rooms : [];
+}
+
+function rememberRoom(code) {
+  const rooms = knownRooms().filter((known) => known !== code);
+  rooms.push(code);
+  localStorage.setItem(ROOMS_KEY, JSON.stringify(rooms.slice(-100)));
 }
 
 function codeFromPath() {
@@ -255,6 +307,7 @@ function onRoom(room) {
   if (changedRoom) {
     S.log = [];
     S.chat = [];
+    S.unreadChat = 0;
     S.view = null;
     S.previousView = null;
     resetPlacement();
@@ -272,6 +325,15 @@ function onRoom(room) {
   if (room.rematch) S.rematchNote = null;
   S.room = room;
   S.pendingJoin = null;
+  S.invite = null;
+  S.inviteAccepted = false;
+  if (changedRoom) rememberRoom(room.code);
+  if (S.autoStart && !room.started && room.you?.seat === room.host && !room.seats.some((s) => s.kind === "open")) {
+    // Nothing to choose in this lobby: the game starts (the server answers with its first state).
+    S.autoStart = false;
+    S.starting = room.code;
+    send({ type: "start" });
+  }
   const path = `/r/${room.code}`;
   if (location.pathname !== path) history.pushState({}, "", path + location.search);
   document.title = `${t("app_name")} · ${room.code}`;
@@ -291,6 +353,7 @@ function onState(frame) {
   }
   S.previousView = before;
   S.view = view;
+  S.starting = null;
   S.stats = frame.stats || null;
   // The finished game is in the history now: its entry carries the replay link.
   if (view.phase === "finished" && (!before || before.phase !== "finished")) send({ type: "history" });
@@ -338,6 +401,11 @@ function onState(frame) {
 
 function onError(frame) {
   if (onMatchError(frame)) return;
+  if (frame.request === "create_room" || frame.request === "start") {
+    // The lobby shows what went wrong; its start button is there to try again.
+    S.autoStart = false;
+    S.starting = null;
+  }
   // Dropped frames are never answered: previews still waiting are asked again.
   if (frame.code === "rate_limited") areas.asked.clear();
   if (frame.request === "command" && S.reserveSent && ["not_targetable", "wrong_shot_count", "duplicate_target", "out_of_bounds"].includes(frame.code)) {
@@ -356,19 +424,31 @@ function onError(frame) {
   }
   // A refused check is shown on the board by whoever asked (the link released it).
   if (frame.request === "check_layout") return;
+  if (frame.request === "hello") {
+    // The link said hello again with the last accepted name (its welcome
+    // puts it back in use): the name field keeps the refused one and says why.
+    if (S.nickname !== getLink().nickname) S.nickDraft = S.nickname;
+    S.nickProblem = "nick_refused";
+    return;
+  }
   if (frame.code === "room_full" && S.pendingJoin) {
     // Every seat is taken: watch instead, which is what a late guest wants.
     const code = S.pendingJoin;
     S.pendingJoin = null;
-    toast(t("room_full_watching"));
+    toast(t("room_full_watching"), "info", { next: true });
     send({ type: "join_room", code, as: "spectator" });
     return;
   }
+  // Whether the toast is about the screen that comes next.
+  let next = false;
   if (frame.code === "room_not_found" && S.pendingJoin) {
     S.pendingJoin = null;
+    // An invitation to a room that is gone: the home page comes next.
+    next = S.invite !== null;
+    S.invite = null;
     if (codeFromPath()) history.replaceState({}, "", "/");
   }
-  toast(errorText(frame.code, frame.message), "error");
+  toast(errorText(frame.code, frame.message), "error", { next });
   announce(errorText(frame.code, frame.message));
 }
 
@@ -466,6 +546,14 @@ function renderHeader() {
 export function goHome() {
   if (S.room) send({ type: "leave" });
   closeReplay();
+  if (S.invite) {
+    // The invitation is declined: the home page offers the name in use.
+    S.invite = null;
+    S.nickDraft = null;
+    S.nickProblem = null;
+  }
+  S.autoStart = false;
+  S.starting = null;
   S.page = "home";
   S.room = null;
   S.view = null;
@@ -483,23 +571,95 @@ export function goHome() {
 
 // ---------------------------------------------------------------- home
 
+/** Whether the name field holds a name the server takes; if not, the field says why. */
 export function nicknameOk() {
-  const nick = S.nickname.trim();
-  if (!nick) {
-    toast(t("need_nickname"), "error");
+  const problem = nicknameProblem(S.nickDraft ?? S.nickname);
+  if (problem) {
+    S.nickProblem = problem;
+    showNickProblem();
     document.getElementById("nick")?.focus();
     return false;
   }
   return true;
 }
 
-function createRoom(withBot) {
+/**
+ * A name typed in the field: kept (and told with a fresh hello) when the
+ * server would take it; otherwise the last good name stays in use and the
+ * field says what is wrong.
+ */
+function setNickname(text) {
+  const problem = nicknameProblem(text);
+  S.nickDraft = problem ? text : null;
+  S.nickProblem = problem;
+  if (!problem && text.trim() !== S.nickname) {
+    S.nickGenerated = false;
+    S.nickname = text.trim();
+    localStorage.setItem(NICK_KEY, S.nickname);
+    link.reconnectAs(S.nickname, language());
+  }
+  showNickProblem();
+}
+
+function nicknameError(problem) {
+  const said = t(problem, { max: MAX_NICKNAME_CHARS });
+  return S.nickGenerated ? said : `${said} ${t("nick_kept", { name: S.nickname })}`;
+}
+
+/**
+ * Shows (or clears) the name field's complaint in place: a redraw between the
+ * press and the release of a button would swallow its click.
+ */
+function showNickProblem() {
+  const error = document.getElementById("nick-error");
+  if (!error) return;
+  error.hidden = !S.nickProblem;
+  error.textContent = S.nickProblem ? nicknameError(S.nickProblem) : "";
+  document.getElementById("nick")?.setAttribute("aria-invalid", S.nickProblem ? "true" : "false");
+}
+
+/** The "Your name at sea" field and, under it, what is wrong with the name typed. */
+function nicknameField() {
+  const error = h("p", { id: "nick-error", class: "field-error", "aria-live": "polite", hidden: !S.nickProblem }, S.nickProblem ? nicknameError(S.nickProblem) : "");
+  const input = h("input", {
+    id: "nick",
+    class: "text-input",
+    maxlength: String(MAX_NICKNAME_CHARS),
+    autocomplete: "nickname",
+    placeholder: t("nickname_placeholder"),
+    value: S.nickDraft ?? S.nickname,
+    "aria-invalid": S.nickProblem ? "true" : "false",
+    "aria-describedby": "nick-error",
+    oninput: (e) => {
+      S.nickDraft = e.target.value;
+      // A fixed name clears the complaint at once (without a redraw under the caret).
+      if (S.nickProblem && !nicknameProblem(e.target.value)) {
+        S.nickProblem = null;
+        showNickProblem();
+      }
+    },
+    onchange: (e) => setNickname(e.target.value),
+  });
+  return [h("label", { class: "nick-label", for: "nick" }, t("nickname")), input, error];
+}
+
+// A bot never keeps anyone waiting: a game against one has no clocks unless
+// the player sets them in the lobby ("Choose the options first").
+const BOT_GAME_CLOCKS = { turn_seconds: 0, round_seconds: 0, place_seconds: 0, shop_seconds: 0 };
+// Presets whose bot game still opens in the lobby, because there is something
+// to choose there: the shared sea is a game of not knowing whose waters are
+// whose, which wants three or more players, so its lobby asks how many. The
+// others go straight to placement (space to its shop, which is its choice).
+const BOT_LOBBY_PRESETS = ["shared"];
+
+function createRoom(withBot, { lobby = false } = {}) {
   if (!nicknameOk()) return;
+  S.autoStart = withBot && !lobby && !BOT_LOBBY_PRESETS.includes(S.homePreset);
   send({
     type: "create_room",
     preset: S.homePreset,
     seats: 2,
-    options: {},
+    options: withBot ? { ...BOT_GAME_CLOCKS } : {},
     teams: null,
     bots: withBot ? [{ seat: 1, level: S.homeLevel }] : [],
     // A bot game is private and unrated; a friend room is what the home page's switches say.
@@ -546,22 +706,6 @@ export function presetChoice({ chosen, groupClass, itemClass, onPick, content })
 }
 
 function renderHome() {
-  const nickInput = h("input", {
-    id: "nick",
-    class: "text-input",
-    maxlength: "24",
-    autocomplete: "nickname",
-    placeholder: t("nickname_placeholder"),
-    value: S.nickname,
-    oninput: (e) => {
-      S.nickname = e.target.value;
-    },
-    onchange: (e) => {
-      S.nickname = e.target.value.trim();
-      localStorage.setItem(NICK_KEY, S.nickname);
-      link.reconnectAs(S.nickname, language());
-    },
-  });
   const presets = presetChoice({
     chosen: S.homePreset,
     groupClass: "preset-picker",
@@ -638,8 +782,7 @@ function renderHome() {
       h("div", { class: "hero-waves", "aria-hidden": "true" }),
       h("h1", {}, t("app_name")),
       h("p", { class: "tagline" }, t("tagline")),
-      h("label", { class: "nick-label", for: "nick" }, t("nickname")),
-      nickInput,
+      nicknameField(),
       h("div", { class: "play-now-row" }, playNowButton, h("p", { class: "play-now-hint" }, t("play_now_hint"))),
     ),
     h("section", { class: "card presets-card" }, h("h2", {}, t("choose_preset")), presets),
@@ -655,6 +798,9 @@ function renderHome() {
         h("label", { class: "inline-label", for: "bot-level" }, t("bot_level")),
         level,
         h("button", { class: "button primary", type: "button", id: "play-bot", onclick: () => createRoom(true) }, t("play_bot")),
+        BOT_LOBBY_PRESETS.includes(S.homePreset)
+          ? null
+          : h("button", { class: "button small ghost", type: "button", id: "play-bot-setup", onclick: () => createRoom(true, { lobby: true }) }, `⚙ ${t("play_bot_setup")}`),
       ),
       h(
         "div",
@@ -696,6 +842,48 @@ function renderHome() {
       { class: "home-rules" },
       h("button", { class: "button ghost", type: "button", id: "open-leaderboard", onclick: () => openLeaderboard() }, "🏆 ", t("leaderboard")),
       h("button", { class: "button ghost", type: "button", onclick: () => openRules() }, "📖 ", t("read_rules")),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------- an invitation
+
+/** The name the guest typed is kept, then the room is joined (as a player, or to watch). */
+function acceptInvite(as = "player") {
+  if (!nicknameOk()) return;
+  if (S.nickDraft !== null) setNickname(S.nickDraft);
+  S.inviteAccepted = true;
+  if (as === "spectator") history.replaceState({}, "", `${location.pathname}?watch`);
+  // While a new name is told with a fresh hello, its welcome joins (rejoin).
+  if (getLink().ready) rejoin();
+  render();
+}
+
+/** An invitation link: the guest chooses the name the others will see, then takes a seat. */
+function renderInvite() {
+  const joining = S.inviteAccepted;
+  return h(
+    "main",
+    { class: "invite-page" },
+    h(
+      "form",
+      {
+        class: "card invite",
+        onsubmit: (e) => {
+          e.preventDefault();
+          acceptInvite();
+        },
+      },
+      h("h1", {}, t("invite_title")),
+      h("div", { class: "code-big", "aria-label": t("room_code") }, S.invite.split("").map((ch) => h("span", {}, ch))),
+      h("p", { class: "muted" }, t("invite_name_hint")),
+      nicknameField(),
+      h(
+        "div",
+        { class: "row-buttons center" },
+        h("button", { class: "button primary big", type: "submit", id: "invite-join", disabled: joining }, joining ? t("loading") : `⚓ ${t("join")}`),
+        h("button", { class: "button", type: "button", id: "invite-watch", disabled: joining, onclick: () => acceptInvite("spectator") }, `👁 ${t("watch")}`),
+      ),
     ),
   );
 }
@@ -1111,7 +1299,46 @@ function renderLobby() {
   );
 }
 
+/** A bot game on its way from "Play vs bot" to its first screen. */
+function renderStarting() {
+  return h(
+    "main",
+    { class: "starting" },
+    h(
+      "section",
+      { class: "card invite" },
+      h("h1", {}, presetName(S.room.preset)),
+      h("p", { class: "muted waiting" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("starting_game")),
+    ),
+  );
+}
+
 // ---------------------------------------------------------------- chat and side panel
+
+function chatRead() {
+  const read = stored(CHAT_READ_KEY, {});
+  return typeof read === "object" ? read : {};
+}
+
+/** Whether the chat is on the screen: the lobby's card, or the side panel's tab in the battle and at the end. */
+function chatShown() {
+  if (!S.room?.started || !S.view) return true;
+  return S.sideTab === "chat" && ["battle", "finished"].includes(S.view.phase);
+}
+
+/** Every message of the room so far has been shown: remembered for the next visit or reload. */
+function markChatRead() {
+  S.unreadChat = 0;
+  const code = S.room?.code;
+  const last = S.chat.reduce((latest, message) => Math.max(latest, message.at || 0), 0);
+  const read = chatRead();
+  if (!code || last <= (read[code] || 0)) return;
+  delete read[code];
+  read[code] = last;
+  // The hundred rooms read last are enough.
+  for (const old of Object.keys(read).slice(0, -100)) delete read[old];
+  localStorage.setItem(CHAT_READ_KEY, JSON.stringify(read));
+}
 
 function renderChat(card) {
   const list = h(
@@ -1137,6 +1364,7 @@ function renderChat(card) {
     h("button", { class: "button small", type: "submit" }, t("send")),
   );
   const box = h("div", { class: "chat" }, list, form);
+  markChatRead();
   requestAnimationFrame(() => {
     list.scrollTop = list.scrollHeight;
     if (S.keepChatFocus) {
@@ -1207,7 +1435,7 @@ function renderSide() {
           },
         },
         t(`tab_${id}`),
-        id === "chat" && S.unreadChat ? h("span", { class: "unread" }, String(S.unreadChat)) : null,
+        id === "chat" && S.unreadChat && S.sideTab !== "chat" ? h("span", { class: "unread" }, String(S.unreadChat)) : null,
       ),
     ),
   );
@@ -2363,13 +2591,24 @@ function closeRules() {
 
 // ---------------------------------------------------------------- render
 
+// The screen on show (screenKey), to tell when another one comes.
+let shownScreen = null;
+
+/** Which screen the state shows: a new one starts without the old one's toasts. */
+function screenKey() {
+  if (S.replay) return `replay:${S.replay.id}`;
+  if (!S.room) return S.matching ? "matching" : S.page === "leaderboard" && S.leaderboard ? "leaderboard" : S.invite ? "invite" : "home";
+  return `${S.room.code}:${S.room.started && S.view ? S.view.phase : "lobby"}`;
+}
+
 export function render() {
   const active = document.activeElement;
   const activeId = active?.id;
   const activeCell = active?.classList?.contains("cell") ? { board: active.closest(".board")?.dataset.board, col: active.dataset.col, row: active.dataset.row } : null;
   let screen;
   if (S.replay) screen = renderReplay();
-  else if (!S.room) screen = S.matching ? renderMatching() : S.page === "leaderboard" && S.leaderboard ? renderLeaderboard() : renderHome();
+  else if (!S.room) screen = S.matching ? renderMatching() : S.page === "leaderboard" && S.leaderboard ? renderLeaderboard() : S.invite ? renderInvite() : renderHome();
+  else if (S.starting === S.room.code && !S.view) screen = renderStarting();
   else if (!S.room.started || !S.view) screen = renderLobby();
   else if (S.view.phase === "shop") screen = renderShop();
   else if (S.view.phase === "placement") screen = renderPlacement();
@@ -2385,6 +2624,15 @@ export function render() {
   // Wide seas scroll sideways on small screens: a redraw keeps where they were.
   const scrolled = new Map([...app.querySelectorAll(".board-scroll")].map((el) => [el.dataset.scroll, el.scrollLeft]));
   app.replaceChildren(renderHeader(), screen, S.rulesOpen ? renderRules() : h("span"));
+  const key = screenKey();
+  const newScreen = key !== shownScreen;
+  if (newScreen) {
+    // What was said about the last screen no longer applies (a toast about
+    // the coming screen stays, and belongs to this one now).
+    if (toastScreen !== null) hideToast();
+    toastScreen = key;
+    shownScreen = key;
+  }
   for (const el of app.querySelectorAll(".board-scroll")) {
     if (scrolled.has(el.dataset.scroll)) el.scrollLeft = scrolled.get(el.dataset.scroll);
     else if (el.dataset.scroll === "placement") showOwnBlock(el);
@@ -2394,12 +2642,15 @@ export function render() {
     const again = app.querySelector(`.board[data-board="${activeCell.board}"] .cell[data-col="${activeCell.col}"][data-row="${activeCell.row}"]`);
     if (again) {
       again.tabIndex = 0;
-      again.focus();
+      again.focus({ preventScroll: newScreen });
     }
   } else if (activeId) {
     const again = document.getElementById(activeId);
-    if (again && again !== document.activeElement) again.focus();
+    if (again && again !== document.activeElement) again.focus({ preventScroll: newScreen });
   }
+  // Every screen starts at its top (its title, the room code and the invite
+  // link), wherever the last one was scrolled to.
+  if (newScreen) window.scrollTo(0, 0);
 }
 
 document.addEventListener("keydown", (e) => {
@@ -2429,8 +2680,10 @@ window.addEventListener("popstate", () => {
 
 async function main() {
   await setLanguage(initialLanguage(), false);
-  if (!S.nickname.trim()) {
+  S.nickname = S.nickname.trim();
+  if (nicknameProblem(S.nickname)) {
     // A first visit still needs a name for the hello; the player can change it.
+    S.nickGenerated = true;
     S.nickname = `${t("default_nickname")} ${100 + Math.floor(Math.random() * 900)}`;
     localStorage.setItem(NICK_KEY, S.nickname);
   }
@@ -2445,9 +2698,17 @@ async function main() {
   });
   const replayId = replayIdFromPath();
   const board = leaderboardFromHash();
+  const invited = codeFromPath();
+  if (invited && !new URLSearchParams(location.search).has("watch") && !knownRooms().includes(invited)) {
+    // An invitation: the guest is asked for a name before taking a seat,
+    // the remembered one offered (a first visit's made-up one is not).
+    S.invite = invited;
+    if (S.nickGenerated) S.nickDraft = "";
+  }
   if (replayId !== null) openReplay(replayId);
   else if (board) openLeaderboard(board);
   else render();
+  if (S.invite) document.getElementById("nick")?.focus();
   link.open();
 }
 

@@ -9,6 +9,9 @@ const TOKEN_KEY = "broadside.token";
 export class Link {
   constructor({ nickname, lang, onFrame, onStatus }) {
     this.nickname = nickname;
+    // The last nickname the server welcomed (the page starts with a checked
+    // one): a refused hello says hello again with it.
+    this.accepted = nickname;
     this.lang = lang;
     this.onFrame = onFrame;
     this.onStatus = onStatus;
@@ -34,11 +37,10 @@ export class Link {
     const socket = new WebSocket(`${scheme}://${location.host}/ws`);
     this.socket = socket;
     this.onStatus("connecting");
-    socket.addEventListener("open", () => {
-      socket.send(
-        JSON.stringify({ type: "hello", token: this.token, nickname: this.nickname, lang: this.lang }),
-      );
-    });
+    // Whether this socket already said hello again after a refusal.
+    let retried = false;
+    const hello = () => JSON.stringify({ type: "hello", token: this.token, nickname: this.nickname, lang: this.lang });
+    socket.addEventListener("open", () => socket.send(hello()));
     socket.addEventListener("message", (message) => {
       let frame;
       try {
@@ -48,6 +50,8 @@ export class Link {
       }
       if (frame.type === "welcome") {
         localStorage.setItem(TOKEN_KEY, frame.token);
+        this.accepted = frame.nickname || this.nickname;
+        this.nickname = this.accepted;
         this.ready = true;
         this.retry = 0;
         this.onStatus("online");
@@ -59,6 +63,14 @@ export class Link {
       if (frame.type === "layout_check" || frame.type === "layout") {
         this.answer(frame.id, frame);
         return;
+      }
+      if (frame.type === "error" && frame.request === "hello" && !this.ready && !retried && socket.readyState === WebSocket.OPEN) {
+        // The server still waits for a hello on this socket: a refused
+        // nickname must not leave the page connecting for ever, so the last
+        // accepted one is sent instead (the page is told, to show why).
+        retried = true;
+        this.nickname = this.accepted;
+        socket.send(hello());
       }
       if (frame.type === "error") {
         if (frame.id != null) this.answer(frame.id, null);
@@ -132,6 +144,8 @@ export class Link {
     this.nickname = nickname;
     this.lang = lang;
     if (this.socket) {
+      // Frames sent from now on wait for the welcome of the new hello.
+      this.ready = false;
       this.retry = 0;
       this.socket.close();
     }
