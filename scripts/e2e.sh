@@ -53,7 +53,10 @@ export BROADSIDE_BIN
 work="$(mktemp -d)"
 port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
 # The quick match offers a bot after 3 s (MATCH_WAIT_SECS in tests/e2e/harness.js).
-"$BROADSIDE_BIN" serve --addr "127.0.0.1:$port" --db "$work/e2e.sqlite" --bot-delay-ms 40 --match-wait-secs 3 >"$work/server.log" 2>&1 &
+# Every test browser comes from 127.0.0.1: the per-address limit on new rooms
+# is raised to what the whole suite needs (tests/e2e/harness.js does the same).
+"$BROADSIDE_BIN" serve --addr "127.0.0.1:$port" --db "$work/e2e.sqlite" --bot-delay-ms 40 --match-wait-secs 3 \
+  --room-burst 200 --rooms-per-minute 600 >"$work/server.log" 2>&1 &
 server_pid=$!
 
 cleanup() {

@@ -84,6 +84,10 @@ export class ServerProcess {
       [
         "serve", "--addr", `127.0.0.1:${this.port}`, "--db", this.db,
         "--bot-delay-ms", String(this.botDelayMs), "--match-wait-secs", String(this.matchWaitSecs),
+        // Every browser of the tests comes from 127.0.0.1, so the per-address
+        // limit on new rooms (10, then 10 a minute) is raised to what a whole
+        // suite of players needs (scripts/e2e.sh passes the same).
+        "--room-burst", "200", "--rooms-per-minute", "600",
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { fileFixture, newPlayer, openHome, chooseRules, waitForLobby, startGame, recordSent, recordFrames, placeRandomAndReady, fireOnce, repoRoot, shoot, ownShipKeys } from "./harness.js";
+import { fileFixture, newPlayer, openHome, chooseRules, waitForLobby, followInvite, startGame, recordSent, recordFrames, placeRandomAndReady, fireOnce, repoRoot, shoot, ownShipKeys } from "./harness.js";
 
 const fixture = fileFixture();
 
@@ -24,8 +24,7 @@ async function friendGame(preset, { host = {}, guest = {} } = {}) {
   await waitForLobby(a.page);
   const invite = await a.page.inputValue("#invite-link");
   await openHome(b.page, fixture.server.url, "Bea");
-  await b.page.goto(invite);
-  await b.page.waitForSelector(".lobby .code-big");
+  await followInvite(b.page, invite);
   await a.page.waitForSelector(".seats li:nth-child(2).seat-person");
   return { host: a, guest: b };
 }
