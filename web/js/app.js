@@ -1,204 +1,46 @@
-// Broadside in the browser: the home page, the room, placement, battle and the end.
+// Broadside in the browser: the entry of the page, and (still) its screens: the
+// home page, the room, the battle and the end. The state, the link, the
+// notices and the shared sea's readers live in modules of their own, which
+// never import this one: they redraw and go home through hooks.js, which this
+// module fills at start-up.
 //
 // The server is authoritative. This client renders the view frames it receives
 // and sends intents; it never decides what is legal (placement previews ask the
 // server with check_layout, shots are refused by the server with an error code).
 
-import { Link } from "./net.js";
-import { t, plural, entry, setLanguage, initialLanguage, LANGUAGES, language, shipName, errorText } from "./i18n.js";
-import { buildBoard, hullMap, buildShip, cellLabel, gridKeys, boardScroller } from "./board.js";
+import { LANGUAGES, entry, errorText, initialLanguage, language, plural, setLanguage, t } from "./i18n.js";
 import { h } from "./dom.js";
-import { renderPlacement, resetPlacement } from "./placement.js";
-import { Sound } from "./sound.js";
-import { renderShop, resetShop } from "./shop.js";
+import { boardScroller, buildBoard, buildShip, cellLabel, gridKeys, hullMap } from "./board.js";
+import { nicknameProblem } from "./nickname.js";
+import { sound } from "./sound.js";
 import { eventsWords } from "./words.js";
-import { statsTable, heatMaps } from "./stats.js";
-import {
-  playNow, resumeMatching, onMatchFrame, onMatchError, renderMatching, askOpenRooms, onOpenRooms, openRoomsCard,
-  ratingChip, openLeaderboard, leaderboardFromHash, onLeaderboard, renderLeaderboard, historyList,
-} from "./public.js";
-import { openReplay, closeReplay, replayIdFromPath, renderReplay } from "./replay.js";
-import { nicknameProblem, MAX_NICKNAME_CHARS } from "./nickname.js";
+import { heatMaps, statsTable } from "./stats.js";
+import { banner } from "./banner.js";
+import { numberField, presetChoice, toggle } from "./fields.js";
+import { registerHooks } from "./hooks.js";
+import { connect, getLink, send } from "./link.js";
+import { nicknameField, nicknameOk, setNickname } from "./nickfield.js";
+import { announce, showingScreen, toast } from "./notify.js";
+import { renderPlacement, resetPlacement } from "./placement.js";
+import { askOpenRooms, historyList, leaderboardFromHash, onLeaderboard, onMatchError, onMatchFrame, onOpenRooms, openLeaderboard, openRoomsCard, playNow, ratingChip, renderLeaderboard, renderMatching, resumeMatching } from "./public.js";
+import { closeReplay, openReplay, renderReplay, replayIdFromPath } from "./replay.js";
+import { codeFromPath, joinCode, knownRooms, onRoom, rejoin } from "./room.js";
+import { renderShop, resetShop } from "./shop.js";
+import { LEVELS, NICK_KEY, PRESETS, S, label, mySeat, presetName, rules, seatName, shipTypeName, stored } from "./state.js";
+import { blockIndexAt, blockRole, blockTitle, boardMark, cellIsTarget, decorateBlocks, isMate, isShared, isSpace, looksTargetable, myTurn, originOf, ownBoardIndex, perVolley, seaSize, showOwnBlock, waterName } from "./view.js";
 
-const NICK_KEY = "broadside.nickname";
-// The codes of the rooms this browser has been in (most recent last): a
-// reload there goes straight back in, a new invitation asks for a name first.
-const ROOMS_KEY = "broadside.rooms";
 // How far each room's chat has been read: the time of the last message shown,
 // by room code, so a reload counts no message twice.
 const CHAT_READ_KEY = "broadside.chat_read";
-export const PRESETS = ["classic", "hasbro", "italia", "brasil", "shared", "space"];
-const LEVELS = ["easy", "medium", "hard", "expert"];
-
-/** Everything the page knows. Rendering reads it; frames and clicks change it. */
-export const S = {
-  nickname: localStorage.getItem(NICK_KEY) || "",
-  status: "connecting",
-  room: null,
-  view: null,
-  previousView: null,
-  deadline: null,
-  deadlineTotal: null,
-  log: [],
-  chat: [],
-  unreadChat: 0,
-  myGames: null,
-  homePreset: localStorage.getItem("broadside.preset") || "classic",
-  homeLevel: localStorage.getItem("broadside.level") || "medium",
-  joinCode: "",
-  rulesOpen: false,
-  cursor: null,
-  hover: null,
-  volley: [],
-  salvo: {},
-  salvoAction: null,
-  // The cells chosen for the reserve's fighters while the person picks them (R-7.9), else null.
-  reserve: null,
-  // The cells of a reserve on its way to the server, so a refusal can say what went wrong.
-  reserveSent: null,
-  // The seat's round in which the person last sent a salvo: a round resolved
-  // without one ran out of time (R-6.3).
-  salvoSentRound: null,
-  laserEnd: "top",
-  tab: null,
-  roundSummary: null,
-  special: null,
-  bombardAxis: "row",
-  pendingJoin: null,
-  copied: false,
-  sideTab: "log",
-  lastPhase: null,
-  // The quick match while the person waits for one (public.js), else null.
-  matching: null,
-  // The open public rooms of the home page's list, once the server has said.
-  openRooms: null,
-  // The person's finished games (`history`), once the server has said.
-  history: null,
-  // Which page shows when no room and no replay does: "home" or "leaderboard".
-  page: "home",
-  // The leaderboard page's preset and players (null until they arrive).
-  leaderboard: null,
-  // The replay page's game (replay.js), else null.
-  replay: null,
-  // The statistics of the finished game in view (the finished state frame's `stats`).
-  stats: null,
-  // Why the last rematch offer was withdrawn (the server's rematch_declined frame), until a new one.
-  rematchNote: null,
-  // Whether "Play a friend" makes the room public (listed) and rated.
-  homePublic: false,
-  homeRated: false,
-  // The name field's text while it differs from the name in use (null when
-  // it does not), and what is wrong with it (an i18n key, else null).
-  nickDraft: null,
-  nickProblem: null,
-  // A bot game made with "Play vs bot" starts as soon as its room exists
-  // (true until then), and the code of the room while its start is on the way.
-  autoStart: false,
-  starting: null,
-  // The room of an invitation link while the guest chooses a name, and
-  // whether they have (the join is on its way).
-  invite: null,
-  inviteAccepted: false,
-  // Whether the name in use was made up by the page on a first visit.
-  nickGenerated: false,
-};
 
 const app = document.getElementById("app");
-const live = document.getElementById("live");
-export const sound = new Sound();
 
-let link;
-
-// ---------------------------------------------------------------- helpers
-
-export function announce(text) {
-  // Clearing first makes screen readers repeat an identical message.
-  live.textContent = "";
-  requestAnimationFrame(() => {
-    live.textContent = text;
-  });
-}
-
-let toastTimer;
-// The screen a toast speaks of: it is taken away when another screen comes
-// (render). `next` is for a toast about the screen that is coming.
-let toastScreen = null;
-export function toast(text, kind = "info", { next = false } = {}) {
-  let el = document.getElementById("toast");
-  if (!el) {
-    el = h("div", { id: "toast", role: "status" });
-    document.body.append(el);
-  }
-  el.textContent = text;
-  el.className = `toast show ${kind}`;
-  toastScreen = next ? null : shownScreen;
-  clearTimeout(toastTimer);
-  toastTimer = setTimeout(() => el.classList.remove("show"), 3200);
-}
-
-function hideToast() {
-  clearTimeout(toastTimer);
-  document.getElementById("toast")?.classList.remove("show");
-}
-
-export function send(frame) {
-  link.send(frame);
-}
-
-export function getLink() {
-  return link;
-}
-
-export function mySeat() {
-  return S.room?.you?.seat ?? null;
-}
+// The tests reach the page's link through this module (newcomer.test.js).
+export { getLink };
 
 function isHost() {
   return S.room && S.room.you && S.room.you.seat !== null && S.room.host === S.room.you.seat;
 }
-
-export function seatName(seat) {
-  if (seat === mySeat()) return t("you");
-  const info = S.room?.seats?.find((s) => s.seat === seat);
-  if (!info) return t("seat_n", { n: seat + 1 });
-  if (info.kind === "bot") {
-    const name = info.nickname || t("bot_named", { level: t(`level.${info.level || "medium"}`) });
-    // Two bots of one level would share a name: the seat number tells them apart.
-    const twins = S.room.seats.filter((s) => s.kind === "bot" && s.level === info.level).length > 1;
-    return twins ? `${name} ${seat + 1}` : name;
-  }
-  return info.nickname || t("seat_n", { n: seat + 1 });
-}
-
-/** Whose waters a shot fell in, as far as this viewer knows (R-9.3 in the shared sea). */
-function waterName(board, at) {
-  if (S.view?.mode !== "shared_sea") return seatName(board);
-  const block = blockIndexAt(at[0], at[1]);
-  return block >= 0 ? blockTitle(block) : "?";
-}
-
-export function rules() {
-  return S.room?.rules;
-}
-
-export function label(at) {
-  const axis = S.view?.letter_axis || rules()?.letter_axis || "rows";
-  return cellLabel(axis, at[0], at[1]);
-}
-
-export function presetName(id) {
-  return t(`preset.${id}`);
-}
-
-function shipTypeName(id) {
-  const type = rules()?.catalogue?.find((c) => c.id === id);
-  if (type && /^ship\d+$/.test(id)) return plural("ship.generic", type.shape.cells.length);
-  return shipName(id, type?.name);
-}
-
-export { shipTypeName };
-
-// ---------------------------------------------------------------- frames
 
 function onFrame(frame) {
   switch (frame.type) {
@@ -262,81 +104,6 @@ function onFrame(frame) {
       break;
   }
   render();
-}
-
-function rejoin() {
-  const code = S.room?.code || codeFromPath();
-  // An invited guest joins once they have said under which name (renderInvite).
-  if (code && !(S.invite === code && !S.inviteAccepted)) {
-    const as = S.room?.you?.spectator || new URLSearchParams(location.search).has("watch") ? "spectator" : "player";
-    S.pendingJoin = code;
-    send({ type: "join_room", code, as });
-  }
-}
-
-/** A value the page stored as JSON, or `fallback` when there is none (or it is garbled). */
-function stored(key, fallback) {
-  try {
-    return JSON.parse(localStorage.getItem(key)) ?? fallback;
-  } catch {
-    return fallback;
-  }
-}
-
-function knownRooms() {
-  const rooms = stored(ROOMS_KEY, []);
-  return Array.isArray(rooms) ? rooms : [];
-}
-
-function rememberRoom(code) {
-  const rooms = knownRooms().filter((known) => known !== code);
-  rooms.push(code);
-  localStorage.setItem(ROOMS_KEY, JSON.stringify(rooms.slice(-100)));
-}
-
-function codeFromPath() {
-  const match = location.pathname.match(/^\/r\/([A-Za-z0-9]+)\/?$/);
-  return match ? match[1].toUpperCase() : null;
-}
-
-function onRoom(room) {
-  // Paired by the quick match, a bot accepted, or a room joined from the list.
-  S.matching = null;
-  S.page = "home";
-  const changedRoom = !S.room || S.room.code !== room.code;
-  if (changedRoom) {
-    S.log = [];
-    S.chat = [];
-    S.unreadChat = 0;
-    S.view = null;
-    S.previousView = null;
-    resetPlacement();
-    resetShop();
-  }
-  if (S.room && S.room.started && !room.started) {
-    // A rematch took the room back to its lobby.
-    S.view = null;
-    S.previousView = null;
-    S.log = [];
-    resetPlacement();
-    resetShop();
-  }
-  // A new offer makes the last "declined" obsolete.
-  if (room.rematch) S.rematchNote = null;
-  S.room = room;
-  S.pendingJoin = null;
-  S.invite = null;
-  S.inviteAccepted = false;
-  if (changedRoom) rememberRoom(room.code);
-  if (S.autoStart && !room.started && room.you?.seat === room.host && !room.seats.some((s) => s.kind === "open")) {
-    // Nothing to choose in this lobby: the game starts (the server answers with its first state).
-    S.autoStart = false;
-    S.starting = room.code;
-    send({ type: "start" });
-  }
-  const path = `/r/${room.code}`;
-  if (location.pathname !== path) history.pushState({}, "", path + location.search);
-  document.title = `${t("app_name")} · ${room.code}`;
 }
 
 function onState(frame) {
@@ -452,8 +219,6 @@ function onError(frame) {
   announce(errorText(frame.code, frame.message));
 }
 
-// ---------------------------------------------------------------- the log in words
-
 /** How the log speaks to this page's reader (words.js). */
 function wordsContext() {
   return {
@@ -481,8 +246,6 @@ function logEvents(events, grouped) {
     if (said.event !== "ready") announce(said.text);
   }
 }
-
-// ---------------------------------------------------------------- header
 
 function renderHeader() {
   const status = h("span", { class: `net net-${S.status}`, title: t(`net_${S.status}`) }, h("span", { class: "dot" }), h("span", { class: "net-text" }, t(`net_${S.status}`)));
@@ -543,7 +306,8 @@ function renderHeader() {
   return h("header", { class: "top" }, brand, roomChip, h("div", { class: "spacer" }), status, boardButton, rulesButton, soundButton, langSelect);
 }
 
-export function goHome() {
+/** Leaves the room (or the page on show) for the home page. */
+function goHome() {
   if (S.room) send({ type: "leave" });
   closeReplay();
   if (S.invite) {
@@ -569,83 +333,10 @@ export function goHome() {
   askOpenRooms();
 }
 
-// ---------------------------------------------------------------- home
-
-/** Whether the name field holds a name the server takes; if not, the field says why. */
-export function nicknameOk() {
-  const problem = nicknameProblem(S.nickDraft ?? S.nickname);
-  if (problem) {
-    S.nickProblem = problem;
-    showNickProblem();
-    document.getElementById("nick")?.focus();
-    return false;
-  }
-  return true;
-}
-
-/**
- * A name typed in the field: kept (and told with a fresh hello) when the
- * server would take it; otherwise the last good name stays in use and the
- * field says what is wrong.
- */
-function setNickname(text) {
-  const problem = nicknameProblem(text);
-  S.nickDraft = problem ? text : null;
-  S.nickProblem = problem;
-  if (!problem && text.trim() !== S.nickname) {
-    S.nickGenerated = false;
-    S.nickname = text.trim();
-    localStorage.setItem(NICK_KEY, S.nickname);
-    link.reconnectAs(S.nickname, language());
-  }
-  showNickProblem();
-}
-
-function nicknameError(problem) {
-  const said = t(problem, { max: MAX_NICKNAME_CHARS });
-  return S.nickGenerated ? said : `${said} ${t("nick_kept", { name: S.nickname })}`;
-}
-
-/**
- * Shows (or clears) the name field's complaint in place: a redraw between the
- * press and the release of a button would swallow its click.
- */
-function showNickProblem() {
-  const error = document.getElementById("nick-error");
-  if (!error) return;
-  error.hidden = !S.nickProblem;
-  error.textContent = S.nickProblem ? nicknameError(S.nickProblem) : "";
-  document.getElementById("nick")?.setAttribute("aria-invalid", S.nickProblem ? "true" : "false");
-}
-
-/** The "Your name at sea" field and, under it, what is wrong with the name typed. */
-function nicknameField() {
-  const error = h("p", { id: "nick-error", class: "field-error", "aria-live": "polite", hidden: !S.nickProblem }, S.nickProblem ? nicknameError(S.nickProblem) : "");
-  const input = h("input", {
-    id: "nick",
-    class: "text-input",
-    maxlength: String(MAX_NICKNAME_CHARS),
-    autocomplete: "nickname",
-    placeholder: t("nickname_placeholder"),
-    value: S.nickDraft ?? S.nickname,
-    "aria-invalid": S.nickProblem ? "true" : "false",
-    "aria-describedby": "nick-error",
-    oninput: (e) => {
-      S.nickDraft = e.target.value;
-      // A fixed name clears the complaint at once (without a redraw under the caret).
-      if (S.nickProblem && !nicknameProblem(e.target.value)) {
-        S.nickProblem = null;
-        showNickProblem();
-      }
-    },
-    onchange: (e) => setNickname(e.target.value),
-  });
-  return [h("label", { class: "nick-label", for: "nick" }, t("nickname")), input, error];
-}
-
 // A bot never keeps anyone waiting: a game against one has no clocks unless
 // the player sets them in the lobby ("Choose the options first").
 const BOT_GAME_CLOCKS = { turn_seconds: 0, round_seconds: 0, place_seconds: 0, shop_seconds: 0 };
+
 // Presets whose bot game still opens in the lobby, because there is something
 // to choose there: the shared sea is a game of not knowing whose waters are
 // whose, which wants three or more players, so its lobby asks how many. The
@@ -668,41 +359,11 @@ function createRoom(withBot, { lobby = false } = {}) {
   });
 }
 
-export function joinCode(code, as = "player") {
-  const clean = code.trim().toUpperCase().replace(/[^A-Z0-9]/g, "");
-  if (!clean) return;
-  if (!nicknameOk()) return;
-  S.pendingJoin = clean;
-  send({ type: "join_room", code: clean, as });
-}
-
 function playerName(p) {
   if (typeof p === "string") return p;
   if (p.kind === "bot") return `🤖 ${t(`level.${p.level || "medium"}`)}`;
   if (p.kind === "open") return t("open_seat");
   return p.nickname || "?";
-}
-
-/** The presets as a group of radio buttons: the home page's cards, the leaderboard's pills. */
-export function presetChoice({ chosen, groupClass, itemClass, onPick, content }) {
-  return h(
-    "div",
-    { class: groupClass, role: "radiogroup", "aria-label": t("choose_preset") },
-    PRESETS.map((id) =>
-      h(
-        "button",
-        {
-          type: "button",
-          role: "radio",
-          "aria-checked": String(chosen === id),
-          class: `${itemClass} ${chosen === id ? "chosen" : ""}`,
-          dataset: { preset: id },
-          onclick: () => onPick(id),
-        },
-        content(id),
-      ),
-    ),
-  );
 }
 
 function renderHome() {
@@ -846,8 +507,6 @@ function renderHome() {
   );
 }
 
-// ---------------------------------------------------------------- an invitation
-
 /** The name the guest typed is kept, then the room is joined (as a player, or to watch). */
 function acceptInvite(as = "player") {
   if (!nicknameOk()) return;
@@ -888,8 +547,6 @@ function renderInvite() {
   );
 }
 
-// ---------------------------------------------------------------- lobby
-
 function optionsOf(room) {
   return { ...(room.setup?.options || {}) };
 }
@@ -920,37 +577,6 @@ function teamsFor(extra, room) {
 /** Two teams, seats alternating, so each team has the same size (R-8.1). */
 function balancedTeams(seats) {
   return Array.from({ length: seats }, (_, i) => i % 2);
-}
-
-function toggle(id, labelText, checked, onChange, disabled, hint) {
-  return h(
-    "label",
-    { class: `switch ${disabled ? "disabled" : ""}` },
-    h("input", { type: "checkbox", id, checked, disabled, onchange: (e) => onChange(e.target.checked) }),
-    h("span", { class: "switch-track", "aria-hidden": "true" }),
-    h("span", { class: "switch-text" }, labelText, hint ? h("small", {}, hint) : null),
-  );
-}
-
-function numberField(id, labelText, value, min, max, onChange, disabled, suffix) {
-  return h(
-    "label",
-    { class: "number-field" },
-    h("span", {}, labelText),
-    h("input", {
-      type: "number",
-      id,
-      min: String(min),
-      max: String(max),
-      value: String(value),
-      disabled,
-      onchange: (e) => {
-        const n = Math.max(min, Math.min(max, Number(e.target.value) || 0));
-        onChange(n);
-      },
-    }),
-    suffix ? h("small", {}, suffix) : null,
-  );
 }
 
 function describeRules(r) {
@@ -1313,8 +939,6 @@ function renderStarting() {
   );
 }
 
-// ---------------------------------------------------------------- chat and side panel
-
 function chatRead() {
   const read = stored(CHAT_READ_KEY, {});
   return typeof read === "object" ? read : {};
@@ -1451,144 +1075,6 @@ function renderSide() {
   return h("aside", { class: "side card" }, tabBar, h("div", { class: "tab-body", role: "tabpanel" }, body));
 }
 
-// ---------------------------------------------------------------- the turn banner and clock
-
-function clockText() {
-  if (!S.deadline) return "";
-  const left = Math.max(0, S.deadline - Date.now());
-  const seconds = Math.ceil(left / 1000);
-  const m = Math.floor(seconds / 60);
-  const s = seconds % 60;
-  return `${m}:${String(s).padStart(2, "0")}`;
-}
-
-function clockFraction() {
-  if (!S.deadline || !S.deadlineTotal) return 1;
-  return Math.max(0, Math.min(1, (S.deadline - Date.now()) / S.deadlineTotal));
-}
-
-function updateClock() {
-  for (const el of document.querySelectorAll("[data-clock]")) {
-    el.textContent = clockText();
-    const fraction = clockFraction();
-    const bar = el.parentElement?.querySelector(".clock-bar > span");
-    if (bar) bar.style.width = `${fraction * 100}%`;
-    el.closest(".banner")?.classList.toggle("hurry", Boolean(S.deadline) && S.deadline - Date.now() < 10000);
-  }
-}
-setInterval(updateClock, 250);
-
-export function banner(text, mine, extra) {
-  return h(
-    "div",
-    { class: `banner ${mine ? "mine" : "theirs"}`, id: "turn-banner", role: "status" },
-    h("div", { class: "banner-text" }, h("span", { class: "banner-icon", "aria-hidden": "true" }, mine ? "🎯" : "⏳"), h("strong", { id: "turn-text" }, text), extra || null),
-    S.deadline
-      ? h(
-          "div",
-          { class: "clock", title: t("time_left") },
-          h("span", { class: "clock-icon", "aria-hidden": "true" }, "⏱"),
-          h("span", { class: "clock-text", "data-clock": "1", "aria-label": t("time_left") }, clockText()),
-          h("div", { class: "clock-bar", "aria-hidden": "true" }, h("span", { style: { width: `${clockFraction() * 100}%` } })),
-        )
-      : null,
-  );
-}
-
-// ---------------------------------------------------------------- battle
-
-export function isShared() {
-  return S.view?.mode === "shared_sea";
-}
-
-export function isSpace() {
-  return S.view?.mode === "space";
-}
-
-/** The board a seat places on and defends: its own, or the one common sea (R-9). */
-export function ownBoardIndex(seat = mySeat()) {
-  return isShared() ? 0 : seat;
-}
-
-/** The size of a board as the view draws it: in the shared sea, the whole sea. */
-export function seaSize(index) {
-  const rows = S.view.boards[index]?.rows || [];
-  return rows.length ? { cols: rows[0].length, rows: rows.length } : S.view.board_size;
-}
-
-function originOf(block) {
-  return Array.isArray(block.origin) ? block.origin : [block.origin.col, block.origin.row];
-}
-
-/** The block of the shared sea that holds a cell, or -1. */
-export function blockIndexAt(col, row) {
-  const size = S.view.board_size;
-  return (S.view.blocks || []).findIndex((b) => {
-    const [c0, r0] = originOf(b);
-    return col >= c0 && row >= r0 && col < c0 + size.cols && row < r0 + size.rows;
-  });
-}
-
-export function isMate(seat) {
-  const me = mySeat();
-  if (me === null || seat === me || seat === null || seat === undefined) return false;
-  return S.view.seats[seat]?.team === S.view.seats[me]?.team;
-}
-
-function friendly(seat) {
-  return seat === mySeat() || isMate(seat);
-}
-
-/** What a block of the shared sea is to this viewer: own, mate, out (eliminated or empty) or foe. */
-export function blockRole(index) {
-  const b = S.view.blocks[index];
-  if (b.empty || b.eliminated) return "out";
-  if (b.owner !== null && b.owner !== undefined && friendly(b.owner)) return b.owner === mySeat() ? "own" : "mate";
-  return "foe";
-}
-
-export function blockTitle(index) {
-  const b = S.view.blocks[index];
-  if (b.empty) return t("block_empty");
-  const who = b.owner === null || b.owner === undefined ? t("block_unknown") : seatName(b.owner);
-  // Blocks are numbered in reading order so unknown owners stay apart.
-  return `${index + 1} · ${b.eliminated ? `${who} ✝` : who}`;
-}
-
-/** Placement on a sea wider than the screen starts with the own block in view. */
-function showOwnBlock(scroller) {
-  const own = scroller.querySelector(".cell.blk-own.blk-l.blk-t");
-  if (own && scroller.scrollWidth > scroller.clientWidth) scroller.scrollLeft = Math.max(0, own.offsetLeft - scroller.offsetLeft - 24);
-}
-
-/**
- * Draws the blocks onto a drawn shared sea: borders, the own and team blocks,
- * owner tags (R-9.3). The view, the roles and the titles are the page's own
- * unless given (a replay names every block).
- */
-export function decorateBlocks(element, { view = S.view, role: roleOf = blockRole, title: titleOf = blockTitle } = {}) {
-  if (!view?.blocks) return;
-  const grid = element.querySelector(".grid");
-  const size = view.board_size;
-  element.classList.add("shared-sea");
-  view.blocks.forEach((b, index) => {
-    const [c0, r0] = originOf(b);
-    const role = roleOf(index);
-    for (let r = r0; r < r0 + size.rows; r += 1) {
-      for (let c = c0; c < c0 + size.cols; c += 1) {
-        const el = grid.querySelector(`[data-col="${c}"][data-row="${r}"]`);
-        if (!el) continue;
-        el.classList.add(`blk-${role}`);
-        el.dataset.block = String(index);
-        if (c === c0) el.classList.add("blk-l");
-        if (r === r0) el.classList.add("blk-t");
-      }
-    }
-    const first = grid.querySelector(`[data-col="${c0}"][data-row="${r0}"]`);
-    if (first) first.append(h("span", { class: `block-tag tag-${role}`, "aria-hidden": "true" }, titleOf(index)));
-  });
-}
-
 function freshCells(board) {
   const before = S.previousView?.boards?.[board]?.rows;
   const now = S.view.boards[board].rows;
@@ -1600,34 +1086,6 @@ function freshCells(board) {
   return fresh;
 }
 
-function boardMark(board, col, row) {
-  return S.view.boards[board].rows[row][col];
-}
-
-/** Cells the viewer may still aim at, as the view shows them: unknown or scanned-ship. */
-function looksTargetable(mark) {
-  return mark === "~" || mark === "!";
-}
-
-/** Whether a cell is a target for this viewer: an opponent's waters, not known yet. */
-function cellIsTarget(board, col, row) {
-  if (!looksTargetable(boardMark(board, col, row))) return false;
-  if (isShared()) {
-    const block = blockIndexAt(col, row);
-    return block >= 0 && blockRole(block) === "foe";
-  }
-  return board !== mySeat() && !isMate(board) && Boolean(S.view.seats[board]?.alive);
-}
-
-function myTurn() {
-  const me = mySeat();
-  return me !== null && S.view.phase === "battle" && S.view.to_move.includes(me);
-}
-
-function perVolley() {
-  return rules().report === "per_volley";
-}
-
 /**
  * The cells an ability or special covers (R-7.6–R-7.8, R-10.3), as the server's
  * engine computes them (preview_action). Answers are kept for the whole game, so
@@ -1635,6 +1093,7 @@ function perVolley() {
  * this returns null and the answer redraws the board.
  */
 const areas = { scope: null, cells: new Map(), asked: new Set() };
+
 const PREVIEWS_IN_FLIGHT = 8;
 
 function areaKey(action) {
@@ -1672,8 +1131,6 @@ function onActionArea(frame) {
   const skipped = hover && !areas.cells.has(hover) && !areas.asked.has(hover);
   if (key === hover || key === chosen || skipped) render();
 }
-
-// ------------------------------------------------ salvo rounds (R-6)
 
 /** The opponents a salvo is shared among: their boards, or their blocks in the shared sea. */
 function salvoKeys() {
@@ -1880,8 +1337,6 @@ function renderRoundSummary() {
   );
 }
 
-// ------------------------------------------------ firing
-
 function buildAction(kind, board, col, row) {
   if (kind === "bombard") return { kind, board, line: S.bombardAxis === "row" ? { row } : { column: col } };
   if (kind === "laser") return { kind, board, column: col, from: S.laserEnd };
@@ -1932,8 +1387,6 @@ function submitVolley() {
   send({ type: "command", command: { cmd: "volley", cells: S.volley } });
   S.volley = [];
 }
-
-// ------------------------------------------------ boards
 
 function renderTargetBoard(board, interactive) {
   const view = S.view;
@@ -2052,7 +1505,6 @@ function markKeyOf(mark) {
   return { "~": "unknown", "*": "ship", X: "hit", "?": "hit_unknown_owner", "#": "sunk", O: "miss", ".": "water", "-": "scan_empty", "!": "scan_ship", "+": "volley_unknown", "=": "no_target" }[mark] || "unknown";
 }
 
-
 function renderOwnBoard(seat) {
   const view = S.view;
   const index = ownBoardIndex(seat);
@@ -2076,9 +1528,8 @@ function renderOwnBoard(seat) {
   return element;
 }
 
-// ------------------------------------------------ abilities and specials
-
 const ABILITY_ORDER = ["laser", "scanner", "nuke", "reserve", "wide", "bombard", "radar"];
+
 const ABILITY_ICON = { laser: "🔦", scanner: "📡", nuke: "☢️", reserve: "🛩", wide: "💥", bombard: "✈️", radar: "📡" };
 
 function specialsBar() {
@@ -2423,8 +1874,6 @@ function renderBattle() {
   );
 }
 
-// ---------------------------------------------------------------- the end
-
 /**
  * The statistics of a duel worked out from the final boards, for a server
  * that sends no `stats` (every shot at a board is the one opponent's). With
@@ -2529,8 +1978,6 @@ function rematchOffer() {
   );
 }
 
-// ---------------------------------------------------------------- rules page
-
 function openRules() {
   S.rulesOpen = true;
   render();
@@ -2589,11 +2036,6 @@ function closeRules() {
   render();
 }
 
-// ---------------------------------------------------------------- render
-
-// The screen on show (screenKey), to tell when another one comes.
-let shownScreen = null;
-
 /** Which screen the state shows: a new one starts without the old one's toasts. */
 function screenKey() {
   if (S.replay) return `replay:${S.replay.id}`;
@@ -2601,7 +2043,8 @@ function screenKey() {
   return `${S.room.code}:${S.room.started && S.view ? S.view.phase : "lobby"}`;
 }
 
-export function render() {
+/** Draws the page from the state: the header, the screen on show and the rules if open. */
+function render() {
   const active = document.activeElement;
   const activeId = active?.id;
   const activeCell = active?.classList?.contains("cell") ? { board: active.closest(".board")?.dataset.board, col: active.dataset.col, row: active.dataset.row } : null;
@@ -2624,15 +2067,7 @@ export function render() {
   // Wide seas scroll sideways on small screens: a redraw keeps where they were.
   const scrolled = new Map([...app.querySelectorAll(".board-scroll")].map((el) => [el.dataset.scroll, el.scrollLeft]));
   app.replaceChildren(renderHeader(), screen, S.rulesOpen ? renderRules() : h("span"));
-  const key = screenKey();
-  const newScreen = key !== shownScreen;
-  if (newScreen) {
-    // What was said about the last screen no longer applies (a toast about
-    // the coming screen stays, and belongs to this one now).
-    if (toastScreen !== null) hideToast();
-    toastScreen = key;
-    shownScreen = key;
-  }
+  const newScreen = showingScreen(screenKey());
   for (const el of app.querySelectorAll(".board-scroll")) {
     if (scrolled.has(el.dataset.scroll)) el.scrollLeft = scrolled.get(el.dataset.scroll);
     else if (el.dataset.scroll === "placement") showOwnBlock(el);
@@ -2678,6 +2113,8 @@ window.addEventListener("popstate", () => {
   }
 });
 
+registerHooks({ render, goHome });
+
 async function main() {
   await setLanguage(initialLanguage(), false);
   S.nickname = S.nickname.trim();
@@ -2687,7 +2124,7 @@ async function main() {
     S.nickname = `${t("default_nickname")} ${100 + Math.floor(Math.random() * 900)}`;
     localStorage.setItem(NICK_KEY, S.nickname);
   }
-  link = new Link({
+  const link = connect({
     nickname: S.nickname,
     lang: language(),
     onFrame,
