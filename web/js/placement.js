@@ -5,7 +5,12 @@
 // Whether a position is legal is always asked of the server (check_layout);
 // the client only draws what the answer says.
 
-import { S, send, getLink, render, announce, toast, rules, mySeat, banner, shipTypeName, label, seatName as nameOf, ownBoardIndex, seaSize, decorateBlocks, isShared } from "./app.js";
+import { banner } from "./banner.js";
+import { render } from "./hooks.js";
+import { getLink, send } from "./link.js";
+import { announce, toast } from "./notify.js";
+import { S, label, mySeat, rules, seatName as nameOf, shipTypeName } from "./state.js";
+import { decorateBlocks, isShared, ownBoardIndex, seaSize } from "./view.js";
 import { t, plural, errorText } from "./i18n.js";
 import { buildBoard, buildShip, rotatedCells, hullMap, boardScroller } from "./board.js";
 import { h } from "./dom.js";

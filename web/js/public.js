@@ -5,7 +5,13 @@
 // The server does the pairing, the counting and the rating; this page only
 // shows what its frames say and sends the person's choices.
 
-import { S, send, render, announce, getLink, presetName, presetChoice, joinCode, nicknameOk, PRESETS, goHome } from "./app.js";
+import { presetChoice } from "./fields.js";
+import { goHome, render } from "./hooks.js";
+import { getLink, send } from "./link.js";
+import { nicknameOk } from "./nickfield.js";
+import { announce } from "./notify.js";
+import { joinCode } from "./room.js";
+import { PRESETS, S, presetName } from "./state.js";
 import { t, plural, dateTime, LANGUAGES, language } from "./i18n.js";
 import { h } from "./dom.js";
 import { openReplay } from "./replay.js";

@@ -5,7 +5,9 @@
 // the arrow keys and autoplay — with the boards, the list of moves, the events
 // of the move in view, and the game's statistics and heat maps.
 
-import { S, render, decorateBlocks } from "./app.js";
+import { render } from "./hooks.js";
+import { S } from "./state.js";
+import { decorateBlocks } from "./view.js";
 import { t, shipName, dateTime, plural } from "./i18n.js";
 import { buildBoard, hullMap, cellLabel, boardScroller } from "./board.js";
 import { h } from "./dom.js";

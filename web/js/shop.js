@@ -4,7 +4,11 @@
 // bought (budget, the capital rule, limits, the fit on the field) is the
 // engine's decision, and its refusals come back as translated error codes.
 
-import { S, send, render, announce, rules, mySeat, banner, shipTypeName, seatName } from "./app.js";
+import { banner } from "./banner.js";
+import { render } from "./hooks.js";
+import { send } from "./link.js";
+import { announce } from "./notify.js";
+import { S, mySeat, rules, seatName, shipTypeName } from "./state.js";
 import { t, plural } from "./i18n.js";
 import { buildShip } from "./board.js";
 import { h } from "./dom.js";

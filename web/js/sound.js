@@ -50,3 +50,6 @@ export class Sound {
     }
   }
 }
+
+/** The page's sounds (muted until the person turns them on in the header). */
+export const sound = new Sound();
