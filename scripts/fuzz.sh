@@ -10,7 +10,9 @@
 # `nice -n 19 scripts/fuzz.sh`.
 #
 # Environment: FUZZ_SANITIZER (default `address`; `none` builds without
-# AddressSanitizer), FUZZ_TARGETS (a space-separated subset of TARGETS).
+# AddressSanitizer), FUZZ_TARGETS (a space-separated subset of TARGETS),
+# FUZZ_BUILD (`compares` or `plain`: one build for every target, which saves a
+# whole build of the workspace on a short run; the test command sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,8 +46,12 @@ for entry in "${TARGETS[@]}"; do
     *) echo "fuzz target '$name': unknown build '$build'" >&2; exit 2 ;;
   esac
   ALL+=("$name")
-  BUILD[$name]="$build"
+  BUILD[$name]="${FUZZ_BUILD:-$build}"
 done
+case "${FUZZ_BUILD:-compares}" in
+  compares | plain) ;;
+  *) echo "FUZZ_BUILD must be 'compares' or 'plain'" >&2; exit 2 ;;
+esac
 read -r -a RUN <<<"${FUZZ_TARGETS:-${ALL[*]}}"
 for target in "${RUN[@]}"; do
   if [ -z "${BUILD[$target]:-}" ]; then

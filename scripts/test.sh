@@ -6,10 +6,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each step says when it starts, counted from the start of the run, so a slow
+# step shows in the log.
+started=$(date +%s)
+step() { echo "== $1 (at $(( $(date +%s) - started ))s)"; }
+
 # System tools the tests drive: tmux runs the terminal client in a real
 # pseudo-terminal. Installed here so a fresh machine needs nothing by hand.
 if ! command -v tmux >/dev/null 2>&1; then
-  echo "== installing tmux"
+  step "installing tmux"
   SUDO=""
   [ "$(id -u)" = 0 ] || SUDO="sudo"
   $SUDO apt-get update -qq
@@ -19,18 +24,18 @@ fi
 # PostgreSQL and NATS for the storage and cluster tests, nginx for the
 # cluster's load balancer: installed and started where missing, reused where
 # they run. Each test makes its own fresh database.
-echo "== services (PostgreSQL, NATS, nginx)"
+step "services (PostgreSQL, NATS, nginx)"
 eval "$(scripts/services.sh up)"
 export BROADSIDE_TEST_POSTGRES="$BROADSIDE_PG_URL"
 export BROADSIDE_TEST_NATS="$BROADSIDE_NATS_URL"
 
-echo "== cargo fmt --check"
+step "cargo fmt --check"
 cargo fmt --all --check
-echo "== cargo clippy"
+step "cargo clippy"
 cargo clippy --workspace --all-targets -- -D warnings
-echo "== cargo test (release)"
+step "cargo test (release)"
 cargo test --workspace --release
-echo "== the server's suites again, on PostgreSQL"
+step "the server's suites again, on PostgreSQL"
 BROADSIDE_TEST_BACKEND=postgres cargo test --release -p broadside-server --tests
 # The suites' databases (bs_test_*, bs_cluster_*) are dropped as they end;
 # whatever an interrupted run left behind goes now.
@@ -39,8 +44,10 @@ psql "$BROADSIDE_TEST_POSTGRES" -X -q -t -A -c \
   while read -r name; do
     psql "$BROADSIDE_TEST_POSTGRES" -X -q -c "DROP DATABASE IF EXISTS \"$name\" WITH (FORCE)" || true
   done
-echo "== fuzzing (a short run of each target; scripts/fuzz.sh SECONDS for longer)"
-scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
-echo "== browser end-to-end tests"
+step "fuzzing (a short run of each target; scripts/fuzz.sh SECONDS for longer)"
+# One build (with comparison tracing) serves every target on a short run.
+FUZZ_BUILD="${FUZZ_BUILD:-compares}" scripts/fuzz.sh "${FUZZ_SECONDS:-30}"
+step "browser end-to-end tests"
 # The release test build above already made the binary the browser tests run.
 BROADSIDE_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/broadside" scripts/e2e.sh
+step "all tests passed"

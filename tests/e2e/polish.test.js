@@ -182,6 +182,8 @@ for (const [lang, locale] of [["en", "en-GB"], ["es", "es-ES"]]) {
  * (sizes left out: a mark in a sentence is smaller than on the board).
  */
 function markLook(cell) {
+  // A cell the page replaced between finding and reading it has no computed style.
+  if (!cell.isConnected) return null;
   const pick = (style) => ({
     content: style.content, border: `${style.borderTopStyle} ${style.borderTopColor}`, radius: style.borderRadius,
     background: style.backgroundColor, transform: style.transform, color: style.color, opacity: style.opacity,
@@ -193,6 +195,15 @@ function markLook(cell) {
     after: pick(getComputedStyle(glyph, "::after")),
     hull: hull.content === "none" ? null : hull.backgroundImage,
   };
+}
+
+/** A mark's look, read again if the page replaced the element while it was being read. */
+async function lookOf(locator) {
+  for (let tries = 0; tries < 20; tries += 1) {
+    const look = await locator.evaluate(markLook);
+    if (look) return look;
+  }
+  throw new Error("the mark kept being replaced while it was read");
 }
 
 test("the rules show the marks the board draws, in every language", async () => {
@@ -210,7 +221,8 @@ test("the rules show the marks the board draws, in every language", async () => 
     for (const key of ["miss", "hit", "sunk", "water"]) {
       if (board[key]) continue;
       const cell = page.locator(`.target-board .cell.m-${key}`).first();
-      if (await cell.count()) board[key] = await cell.evaluate(markLook);
+      const look = (await cell.count()) ? await cell.evaluate(markLook) : null;
+      if (look) board[key] = look;
     }
   }
   assert.deepEqual(Object.keys(board).sort(), ["hit", "miss", "sunk", "water"], "the board showed every mark");
@@ -218,9 +230,9 @@ test("the rules show the marks the board draws, in every language", async () => 
   await page.waitForSelector(".rules-body");
   await shoot(page, "en-rules-marks", { at: ".rules-body p .inline-mark" });
   for (const [key, look] of Object.entries(board)) {
-    const inText = await page.locator(`.rules-body p .inline-mark[data-mark="${key}"]`).first().evaluate(markLook);
+    const inText = await lookOf(page.locator(`.rules-body p .inline-mark[data-mark="${key}"]`).first());
     assert.deepEqual(inText, look, `the rules' ${key} is the board's`);
-    const inLegend = await page.locator(`.legend .legend-cell[data-mark="${key}"]`).evaluate(markLook);
+    const inLegend = await lookOf(page.locator(`.legend .legend-cell[data-mark="${key}"]`));
     assert.deepEqual(inLegend, look, `the legend's ${key} is the board's`);
   }
   // Every language's text shows the marks where it speaks of them, named in that language.
