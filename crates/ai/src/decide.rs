@@ -2,10 +2,12 @@
 //! volleys, salvos (spread and focus), and when an ability or special is worth
 //! more than the shots it replaces.
 
+use std::collections::BTreeSet;
+
 use broadside_engine::{Action, Cell, Command, End, Line, Mode, Rules, SalvoMode, Target, View};
 use rand::Rng;
 
-use crate::model::{self, Area, Known};
+use crate::model::{self, Area, Known, Memory};
 use crate::{heur, infer, Bot, Strategy};
 
 /// How much more the admiral samples than bayes: the joint probabilities
@@ -192,6 +194,13 @@ impl Bot {
 
     fn salvo(&mut self, seat: usize, view: &View, rules: &Rules, scored: &[Scored]) -> Command {
         let per = rules.shots_per_opponent as usize;
+        // Cells the seats before this one are expected to fire at are worth
+        // less: a second shot on a cell adds nothing.
+        let taken = if self.strategy == Strategy::Random {
+            scored.iter().map(|s| vec![0; s.p.len()]).collect()
+        } else {
+            yield_to_earlier(seat, view, rules, scored, &mut self.memory)
+        };
         match rules.salvo {
             SalvoMode::Spread => {
                 // An ability may replace the shots on one opponent.
@@ -201,7 +210,7 @@ impl Bot {
                     if action.as_ref().is_some_and(|(a, _)| *a == i) {
                         continue;
                     }
-                    shots.extend(self.best_targets(std::slice::from_ref(s), per));
+                    shots.extend(self.salvo_targets(s, &taken[i], per));
                 }
                 Command::Salvo {
                     seat,
@@ -220,12 +229,12 @@ impl Bot {
                     (!live.is_empty()).then(|| live[self.rng.random_range(0..live.len())])
                 } else {
                     live.iter().copied().max_by(|&a, &b| {
-                        expected_hits(&scored[a], total)
-                            .total_cmp(&expected_hits(&scored[b], total))
+                        focus_worth(&scored[a], &taken[a], total)
+                            .total_cmp(&focus_worth(&scored[b], &taken[b], total))
                     })
                 };
                 let shots = match chosen {
-                    Some(i) => self.best_targets(std::slice::from_ref(&scored[i]), total),
+                    Some(i) => self.salvo_targets(&scored[i], &taken[i], total),
                     None => Vec::new(),
                 };
                 Command::Salvo {
@@ -235,6 +244,20 @@ impl Bot {
                 }
             }
         }
+    }
+
+    /// A salvo's `count` cells on one area: the best by the strategy's order
+    /// after the cells earlier seats are expected to take (`taken`, see
+    /// [`yield_to_earlier`]). Random shooters draw theirs.
+    fn salvo_targets(&mut self, s: &Scored, taken: &[u32], count: usize) -> Vec<Target> {
+        if self.strategy == Strategy::Random {
+            return self.best_targets(std::slice::from_ref(s), count);
+        }
+        salvo_order(s, taken)
+            .into_iter()
+            .take(count)
+            .map(|i| s.area.target(i))
+            .collect()
     }
 
     /// An ability or special worth more than the shots it replaces, with the
@@ -355,6 +378,132 @@ impl Bot {
         }
         best.map(|(_, i, a)| (i, a))
     }
+}
+
+/// How often this seat's foresight of an earlier seat must have come true
+/// (see [`Memory::foresees`]) for this seat to leave it the cells foreseen.
+const FORESEES: f64 = 0.25;
+
+/// For every area and cell, how many of the alive seats before this one in
+/// seat order are expected to fire there in this round: each of them
+/// is foreseen to take its shots as this seat would rank the cells (in
+/// `focus`, all on the opponent it would choose). A second shot on a cell adds
+/// nothing, so this seat fires at cells nobody took first; bots that
+/// score alike then split the likeliest cells instead of all firing at the
+/// same ones. What is foreseen is checked when the round resolves, and only
+/// seats whose choices were foreseen right at least half the time are left
+/// their cells: a seat that shoots at random or ranks cells otherwise takes
+/// nothing in particular.
+fn yield_to_earlier(
+    seat: usize,
+    view: &View,
+    rules: &Rules,
+    scored: &[Scored],
+    memory: &mut Memory,
+) -> Vec<Vec<u32>> {
+    let mut taken: Vec<Vec<u32>> = scored.iter().map(|s| vec![0; s.p.len()]).collect();
+    let per = rules.shots_per_opponent as usize;
+    let team = |s: usize| view.seats[s].team;
+    for other in view.seats.iter().filter(|o| o.alive && o.seat < seat) {
+        let leave = memory.foresees(other.seat) >= FORESEES;
+        // The areas that seat fires at: not its own, not its team's.
+        let targets: Vec<usize> = (0..scored.len())
+            .filter(|&i| {
+                scored[i]
+                    .area
+                    .owner
+                    .is_none_or(|owner| owner != other.seat && team(owner) != other.team)
+            })
+            .collect();
+        // That seat does not know what this seat's scans found: it
+        // is not expected to fire there.
+        let mut foreseen = BTreeSet::new();
+        let mut take = |i: usize, count: usize, taken: &mut Vec<Vec<u32>>| {
+            let area = &scored[i].area;
+            let order = salvo_order(&scored[i], &taken[i]);
+            for cell in order
+                .into_iter()
+                .filter(|&c| area.cells[c] != Known::Scanned)
+                .take(count)
+            {
+                foreseen.insert((area.board, area.target(cell).at));
+                if leave {
+                    taken[i][cell] += 1;
+                }
+            }
+        };
+        match rules.salvo {
+            SalvoMode::Spread => {
+                for &i in &targets {
+                    take(i, per, &mut taken);
+                }
+            }
+            SalvoMode::Focus => {
+                let total = per * targets.len();
+                let best = targets.iter().copied().max_by(|&a, &b| {
+                    focus_worth(&scored[a], &taken[a], total)
+                        .total_cmp(&focus_worth(&scored[b], &taken[b], total))
+                });
+                if let Some(i) = best {
+                    take(i, total, &mut taken);
+                }
+            }
+        }
+        memory.foresee(other.seat, foreseen);
+    }
+    taken
+}
+
+/// An area's targetable cells, best first: cells fewer earlier seats take
+/// first, then by the strategy's own score (or the probability), exact ties by
+/// a hash of the area's public state, the same for every seat that sees it.
+fn salvo_order(s: &Scored, taken: &[u32]) -> Vec<usize> {
+    let area = &s.area;
+    let seen = area.cells.iter().filter(|k| **k != Known::Unknown).count() as u64;
+    let salt = (area.board as u64) << 48
+        ^ (area.origin.col as u64) << 32
+        ^ (area.origin.row as u64) << 16
+        ^ seen;
+    let top = area
+        .targetable()
+        .map(|i| s.p[i])
+        .fold(f64::MIN_POSITIVE, f64::max);
+    let mut cells: Vec<(u32, f64, u64, usize)> = area
+        .targetable()
+        .map(|i| {
+            // Sampled probabilities are rounded to a twentieth of the
+            // likeliest, so that two seats whose samples differ a little
+            // still foresee the same order.
+            let score = s
+                .rank
+                .as_ref()
+                .map_or((s.p[i] / top * 20.0).round(), |r| r[i]);
+            let tie = mix(salt ^ (i as u64).wrapping_mul(0x9e37_79b9));
+            (taken[i], score, tie, i)
+        })
+        .collect();
+    cells.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
+    cells.into_iter().map(|(_, _, _, i)| i).collect()
+}
+
+/// A 64-bit mix (splitmix64's finalizer): a fixed, well-spread hash.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+/// The hits a focused salvo of `count` shots is expected to add on an area,
+/// where the seats before this one leave only cells they did not take.
+fn focus_worth(s: &Scored, taken: &[u32], count: usize) -> f64 {
+    let mut p: Vec<f64> = s
+        .area
+        .targetable()
+        .filter(|&i| taken[i] == 0)
+        .map(|i| s.p[i])
+        .collect();
+    p.sort_by(|a, b| b.total_cmp(a));
+    p.iter().take(count).sum()
 }
 
 /// The hits expected from the `count` most likely cells of an area.

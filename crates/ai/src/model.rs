@@ -2,7 +2,7 @@
 //! the events it observed: the state of every cell and the ships still hidden
 //! there. Every strategy decides from these [`Area`]s only.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use broadside_engine::{Cell, Event, Mode, Rules, Shape, Size, Target, View};
 
@@ -176,10 +176,50 @@ impl Area {
 pub struct Memory {
     volleys: Vec<(usize, usize, Vec<Cell>, Vec<String>)>,
     typed_hits: Vec<(usize, Cell, String)>,
+    /// Per seat, the cells this bot foresaw it firing at in the salvo round
+    /// being played (see `decide.rs`), checked when the round resolves.
+    foreseen: BTreeMap<usize, BTreeSet<(usize, Cell)>>,
+    /// Per seat: foreseen cells it did fire at, and cells foreseen.
+    foresight: BTreeMap<usize, (u32, u32)>,
 }
 
 impl Memory {
+    /// How often the cells this bot foresaw `seat` firing at in a salvo round
+    /// were where it fired: near 1 for a seat that ranks cells as this bot
+    /// does, near 0 for one that shoots at random or aims otherwise. With no
+    /// evidence yet, an even chance.
+    pub fn foresees(&self, seat: usize) -> f64 {
+        let (right, foreseen) = self.foresight.get(&seat).copied().unwrap_or((0, 0));
+        // Two pseudo-observations, one of each.
+        (right as f64 + 1.0) / (foreseen as f64 + 2.0)
+    }
+
+    /// Notes the cells this bot foresees `seat` firing at in this salvo round.
+    pub fn foresee(&mut self, seat: usize, cells: BTreeSet<(usize, Cell)>) {
+        self.foreseen.insert(seat, cells);
+    }
+
     pub fn observe(&mut self, events: &[Event]) {
+        let mut fired: BTreeMap<usize, BTreeSet<(usize, Cell)>> = BTreeMap::new();
+        for event in events {
+            if let Event::Shot {
+                shooter, board, at, ..
+            } = event
+            {
+                fired.entry(*shooter).or_default().insert((*board, *at));
+            }
+        }
+        // A round resolved: check what was foreseen of each seat.
+        if !fired.is_empty() {
+            for (seat, cells) in std::mem::take(&mut self.foreseen) {
+                let right = fired
+                    .get(&seat)
+                    .map_or(0, |f| cells.intersection(f).count());
+                let entry = self.foresight.entry(seat).or_default();
+                entry.0 += right as u32;
+                entry.1 += cells.len() as u32;
+            }
+        }
         for event in events {
             match event {
                 Event::Volley {

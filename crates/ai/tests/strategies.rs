@@ -70,3 +70,81 @@ fn density_follows_a_hit_where_most_placements_pass() {
         );
     }
 }
+
+/// Plays a salvo game with bots of `strategy` in every seat and counts the
+/// shots of a round on a cell another seat fired at in the same round, and
+/// all shots (R-6.4: the second shot on a cell adds nothing).
+fn salvo_overlap(
+    strategy: Strategy,
+    salvo: broadside_engine::SalvoMode,
+    seats: usize,
+    seed: u64,
+) -> (usize, usize) {
+    use broadside_engine::{Event, Phase};
+    let setup = Setup {
+        preset: Preset::Classic,
+        seats,
+        seed,
+        options: Options {
+            salvo: Some(salvo),
+            ..Options::default()
+        },
+        teams: None,
+    };
+    let mut game = Game::new(&setup).expect("a salvo game");
+    let mut bots: Vec<Bot> = (0..seats)
+        .map(|s| Bot::new(strategy, seed * 10 + s as u64))
+        .collect();
+    let (mut again, mut shots) = (0, 0);
+    while game.phase() != Phase::Finished {
+        for seat in game.to_move() {
+            if !game.to_move().contains(&seat) {
+                continue;
+            }
+            let view = game.view(Some(seat));
+            let command = bots[seat]
+                .next_command(&view, game.rules())
+                .expect("a move");
+            let salvo_round = view.salvo_round;
+            let events = game.apply(command).expect("a legal move");
+            if salvo_round {
+                let mut fired = std::collections::BTreeSet::new();
+                for event in &events {
+                    if let Event::Shot { board, at, .. } = event {
+                        shots += 1;
+                        if !fired.insert((*board, *at)) {
+                            again += 1;
+                        }
+                    }
+                }
+            }
+            for (s, bot) in bots.iter_mut().enumerate() {
+                bot.observe(&game.events_for(Some(s), &events));
+            }
+        }
+    }
+    (again, shots)
+}
+
+#[test]
+fn bots_that_aim_alike_split_a_salvo_round_instead_of_firing_at_the_same_cells() {
+    use broadside_engine::SalvoMode;
+    for (strategy, salvo, seats) in [
+        (Strategy::Hunt, SalvoMode::Spread, 4),
+        (Strategy::Density, SalvoMode::Spread, 4),
+    ] {
+        let (mut again, mut shots) = (0, 0);
+        for seed in 1..=3 {
+            let (a, s) = salvo_overlap(strategy, salvo, seats, seed);
+            again += a;
+            shots += s;
+        }
+        // Before seats foresaw each other, 289 of hunt's 1,056 shots on these
+        // games (27 %) landed where another seat fired in the same round.
+        assert!(shots > 300, "{strategy:?} {salvo:?}: {shots} shots");
+        assert!(
+            again * 100 <= shots * 3,
+            "{strategy:?} {salvo:?}: {again} of {shots} shots on a cell another seat fired at in the same round"
+        );
+    }
+}
