@@ -5,7 +5,8 @@
 use std::collections::BTreeSet;
 
 use broadside_engine::{Action, Cell, Command, End, Line, Mode, Rules, SalvoMode, Target, View};
-use rand::Rng;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 
 use crate::model::{self, Area, Known, Memory};
 use crate::{heur, infer, Bot, Strategy};
@@ -61,7 +62,7 @@ impl Bot {
                         joint: Some(joint),
                     };
                 }
-                let (p, rank) = self.score(&area, count);
+                let (p, rank) = self.score(&area, count, view.salvo_round);
                 Scored {
                     area,
                     p,
@@ -147,7 +148,12 @@ impl Bot {
 
     /// The strategy's hit probability for every cell of an area, and its raw
     /// score when that, not the probability, orders the cells.
-    fn score(&mut self, area: &Area, areas: usize) -> (Vec<f64>, Option<Vec<f64>>) {
+    ///
+    /// In a salvo round the sampler draws from a seed made of what everybody
+    /// sees of the area, so that two bots sampling the same facts reach the
+    /// same probabilities and can foresee each other's shots
+    /// (see [`yield_to_earlier`]).
+    fn score(&mut self, area: &Area, areas: usize, salvo: bool) -> (Vec<f64>, Option<Vec<f64>>) {
         let raw = match self.strategy {
             Strategy::Random => {
                 let p = area
@@ -159,7 +165,13 @@ impl Bot {
             Strategy::Bayes | Strategy::Admiral => {
                 let mut effort = self.effort;
                 effort.evaluations /= areas;
-                return (infer::probabilities(area, effort, &mut self.rng), None);
+                let p = if salvo {
+                    let mut rng = Pcg64Mcg::seed_from_u64(public_seed(area));
+                    infer::probabilities(area, effort, &mut rng)
+                } else {
+                    infer::probabilities(area, effort, &mut self.rng)
+                };
+                return (p, None);
             }
             Strategy::Hunt => heur::hunt(area, self.parity_offset),
             Strategy::Density => heur::density(area),
@@ -382,7 +394,7 @@ impl Bot {
 
 /// How often this seat's foresight of an earlier seat must have come true
 /// (see [`Memory::foresees`]) for this seat to leave it the cells foreseen.
-const FORESEES: f64 = 0.25;
+const FORESEES: f64 = 0.5;
 
 /// For every area and cell, how many of the alive seats before this one in
 /// seat order are expected to fire there in this round: each of them
@@ -464,26 +476,29 @@ fn salvo_order(s: &Scored, taken: &[u32]) -> Vec<usize> {
         ^ (area.origin.col as u64) << 32
         ^ (area.origin.row as u64) << 16
         ^ seen;
-    let top = area
-        .targetable()
-        .map(|i| s.p[i])
-        .fold(f64::MIN_POSITIVE, f64::max);
     let mut cells: Vec<(u32, f64, u64, usize)> = area
         .targetable()
         .map(|i| {
-            // Sampled probabilities are rounded to a twentieth of the
-            // likeliest, so that two seats whose samples differ a little
-            // still foresee the same order.
-            let score = s
-                .rank
-                .as_ref()
-                .map_or((s.p[i] / top * 20.0).round(), |r| r[i]);
+            let score = s.rank.as_ref().map_or(s.p[i], |r| r[i]);
             let tie = mix(salt ^ (i as u64).wrapping_mul(0x9e37_79b9));
             (taken[i], score, tie, i)
         })
         .collect();
     cells.sort_by(|a, b| a.0.cmp(&b.0).then(b.1.total_cmp(&a.1)).then(a.2.cmp(&b.2)));
     cells.into_iter().map(|(_, _, _, i)| i).collect()
+}
+
+/// A seed made of what everybody sees of an area: where it is and every cell
+/// that is no longer unknown.
+fn public_seed(area: &Area) -> u64 {
+    let mut z =
+        mix((area.board as u64) << 32 ^ (area.origin.col as u64) << 16 ^ area.origin.row as u64);
+    for (i, known) in area.cells.iter().enumerate() {
+        if *known != Known::Unknown {
+            z = mix(z ^ ((i as u64) << 8 | *known as u64));
+        }
+    }
+    z
 }
 
 /// A 64-bit mix (splitmix64's finalizer): a fixed, well-spread hash.

@@ -132,6 +132,8 @@ fn bots_that_aim_alike_split_a_salvo_round_instead_of_firing_at_the_same_cells()
     for (strategy, salvo, seats) in [
         (Strategy::Hunt, SalvoMode::Spread, 4),
         (Strategy::Density, SalvoMode::Spread, 4),
+        // Sampled probabilities: seeded by what every seat sees, in a salvo round.
+        (Strategy::Bayes, SalvoMode::Spread, 4),
     ] {
         let (mut again, mut shots) = (0, 0);
         for seed in 1..=3 {
