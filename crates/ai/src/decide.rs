@@ -508,8 +508,10 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-/// The hits a focused salvo of `count` shots is expected to add on an area,
-/// where the seats before this one leave only cells they did not take.
+/// What a focused salvo of `count` shots is worth on an area: the share of the
+/// opponent's hidden ship cells it is expected to hit, where the seats before
+/// this one leave only cells they did not take. Finishing the most damaged
+/// opponent first means fewer seats fire back sooner.
 fn focus_worth(s: &Scored, taken: &[u32], count: usize) -> f64 {
     let mut p: Vec<f64> = s
         .area
@@ -518,7 +520,7 @@ fn focus_worth(s: &Scored, taken: &[u32], count: usize) -> f64 {
         .map(|i| s.p[i])
         .collect();
     p.sort_by(|a, b| b.total_cmp(a));
-    p.iter().take(count).sum()
+    p.iter().take(count).sum::<f64>() / s.area.cells_to_find() as f64
 }
 
 /// The hits expected from the `count` most likely cells of an area.
