@@ -136,6 +136,13 @@ pub fn density(area: &Area) -> Vec<f64> {
             }
         }
     }
+    // A scanned part is a sure hit: fired before any cell that is only likely.
+    let top = score.iter().copied().fold(0.0, f64::max);
+    for (i, s) in score.iter_mut().enumerate() {
+        if area.cells[i] == Known::Scanned {
+            *s = top * 2.0 + 1.0;
+        }
+    }
     score
 }
 
@@ -150,5 +157,63 @@ pub fn as_probabilities(area: &Area, score: &mut [f64]) {
     let scale = area.cells_to_find() as f64 / total;
     for s in score.iter_mut() {
         *s = (*s * scale).min(1.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use broadside_engine::{Cell, Shape, Size};
+
+    use super::*;
+    use crate::model::HiddenShip;
+
+    /// A 6×6 area from view rows, hiding one ship of each given length.
+    fn area(rows: &[&str], lengths: &[u16]) -> Area {
+        let cells: Vec<Known> = rows
+            .iter()
+            .flat_map(|r| r.chars())
+            .map(|ch| match ch {
+                '~' => Known::Unknown,
+                'X' => Known::Hit,
+                '!' => Known::Scanned,
+                _ => Known::Water,
+            })
+            .collect();
+        let types: Vec<(String, Shape)> = lengths
+            .iter()
+            .map(|&len| (format!("ship{len}"), Shape::line(len)))
+            .collect();
+        Area {
+            board: 1,
+            origin: Cell::new(0, 0),
+            size: Size::new(rows[0].len() as u16, rows.len() as u16),
+            owner: Some(1),
+            hit_kind: vec![None; cells.len()],
+            cells,
+            sunk_by_kind: vec![0; types.len()],
+            ships: (0..types.len()).map(|kind| HiddenShip { kind }).collect(),
+            ranks: (0..types.len()).collect(),
+            types,
+            no_touch: true,
+            hard: false,
+            volleys: Vec::new(),
+            sunk_ships: Vec::new(),
+            sequential_prior: false,
+        }
+    }
+
+    #[test]
+    fn density_fires_a_scanned_part_before_a_cell_that_is_only_likely() {
+        // Two hits in a row make the cells at their ends far likelier than
+        // anything else by count, but the scanned part is certain.
+        let a = area(
+            &["~~~~~~", "~XX~~~", "~~~~~~", "~~~~~~", "~~~~!~", "~~~~~~"],
+            &[4, 1],
+        );
+        let score = density(&a);
+        let best = (0..score.len())
+            .max_by(|&x, &y| score[x].total_cmp(&score[y]))
+            .expect("cells");
+        assert_eq!(a.size.cell(best), Cell::new(4, 4), "{score:?}");
     }
 }
