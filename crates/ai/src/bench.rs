@@ -108,6 +108,9 @@ pub struct BenchReport {
     /// the machine.
     pub mean_cpu_ms: f64,
     pub p99_cpu_ms: f64,
+    /// How many games took each number of shots: `[shots, games]`, by shots
+    /// (what `broadside plot --kind shots` draws).
+    pub histogram: Vec<[u32; 2]>,
 }
 
 /// CPU time consumed by the calling thread, in milliseconds.
@@ -483,7 +486,17 @@ pub fn summarize(config: &BenchConfig, results: &[GameResult]) -> BenchReport {
         p99_ms: quantile(&ms, 0.99),
         mean_cpu_ms: mean(&cpu),
         p99_cpu_ms: quantile(&cpu, 0.99),
+        histogram: histogram(results),
     }
+}
+
+/// How many games took each number of shots, by shots.
+fn histogram(results: &[GameResult]) -> Vec<[u32; 2]> {
+    let mut counts = std::collections::BTreeMap::new();
+    for r in results {
+        *counts.entry(r.shots).or_insert(0u32) += 1;
+    }
+    counts.into_iter().map(|(shots, n)| [shots, n]).collect()
 }
 
 /// The `q` quantile of sorted values (nearest rank; the median of an even count

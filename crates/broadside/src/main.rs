@@ -5,6 +5,7 @@ use std::io::{self, BufReader};
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+mod aiplot;
 mod bench;
 mod export;
 mod load;

@@ -32,9 +32,21 @@ pub struct PlotArgs {
     /// The SVG file to write.
     #[arg(long)]
     pub output: PathBuf,
-    /// The chart's title.
-    #[arg(long, default_value = "Broadside: shot latency against load")]
-    pub title: String,
+    /// The chart's title (each kind has its own default).
+    #[arg(long)]
+    pub title: Option<String>,
+    /// What to draw: `latency` (from `broadside load --json`), `shots` (shots
+    /// to sink per strategy, from `broadside bench --json` reports) or
+    /// `versus` (the tournament matrix, from `broadside bench --versus --json`).
+    #[arg(long, value_enum, default_value = "latency")]
+    pub kind: Kind,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Latency,
+    Shots,
+    Versus,
 }
 
 /// One run of `broadside load`, as far as the chart needs it.
@@ -262,11 +274,36 @@ fn log_label(y: f64) -> String {
 pub fn run(args: PlotArgs) -> Result<()> {
     let text = std::fs::read_to_string(&args.input)
         .with_context(|| format!("reading {}", args.input.display()))?;
-    let runs = read_runs(&text).with_context(|| format!("reading {}", args.input.display()))?;
-    let svg = render(&runs, &args.title)?;
+    let reading = || format!("reading {}", args.input.display());
+    let (svg, count) = match args.kind {
+        Kind::Latency => {
+            let runs = read_runs(&text).with_context(reading)?;
+            let title = args
+                .title
+                .as_deref()
+                .unwrap_or("Broadside: shot latency against load");
+            (render(&runs, title)?, runs.len())
+        }
+        Kind::Shots => {
+            let data = crate::aiplot::read_distributions(&text).with_context(reading)?;
+            let title = args
+                .title
+                .as_deref()
+                .unwrap_or("Shots to sink a fleet, by strategy");
+            (crate::aiplot::render_shots(&data, title)?, data.len())
+        }
+        Kind::Versus => {
+            let cells = crate::aiplot::read_versus(&text).with_context(reading)?;
+            let title = args
+                .title
+                .as_deref()
+                .unwrap_or("Levels against the level below");
+            (crate::aiplot::render_versus(&cells, title)?, cells.len())
+        }
+    };
     std::fs::write(&args.output, svg)
         .with_context(|| format!("writing {}", args.output.display()))?;
-    eprintln!("plotted {} runs into {}", runs.len(), args.output.display());
+    eprintln!("plotted {count} lines into {}", args.output.display());
     Ok(())
 }
 
