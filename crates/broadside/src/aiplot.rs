@@ -8,10 +8,11 @@
 //!   weaker level won) through grey (even) to green.
 
 use anyhow::{anyhow, bail, Context, Result};
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde_json::Value;
+
+use crate::plot::{svg_document, Area};
 
 const PALETTE: [RGBColor; 5] = [
     RGBColor(150, 150, 150),
@@ -63,18 +64,11 @@ pub fn read_distributions(text: &str) -> Result<Vec<Distribution>> {
 
 /// The shots-to-sink chart as an SVG document.
 pub fn render_shots(data: &[Distribution], title: &str) -> Result<String> {
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (1000, 560)).into_drawing_area();
-        draw_shots(&root, data, title).map_err(|e| anyhow!("drawing the chart: {e}"))?;
-        root.present()
-            .map_err(|e| anyhow!("drawing the chart: {e}"))?;
-    }
-    Ok(svg)
+    svg_document((1000, 560), |root| draw_shots(root, data, title))
 }
 
 fn draw_shots(
-    root: &DrawingArea<SVGBackend<'_>, Shift>,
+    root: &Area<'_>,
     data: &[Distribution],
     title: &str,
 ) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
@@ -183,74 +177,68 @@ pub fn render_versus(cells: &[Cell], title: &str) -> Result<String> {
         (left + width * pairings.len() as i32 + 20) as u32,
         (top + height * arenas.len() as i32 + 50) as u32,
     );
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
-        let draw = || -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
-            root.fill(&WHITE)?;
-            let centred = |size| {
-                ("sans-serif", size)
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Center, VPos::Center))
-            };
+    svg_document(size, |root| {
+        root.fill(&WHITE)?;
+        let centred = |size| {
+            ("sans-serif", size)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Center, VPos::Center))
+        };
+        root.draw(&Text::new(
+            title.to_string(),
+            (size.0 as i32 / 2, 25),
+            centred(22),
+        ))?;
+        for (j, pairing) in pairings.iter().enumerate() {
+            let x = left + width * j as i32 + width / 2;
+            root.draw(&Text::new(pairing.to_string(), (x, top - 20), centred(17)))?;
+        }
+        for (i, arena) in arenas.iter().enumerate() {
+            let y = top + height * i as i32;
+            let label = ("sans-serif", 17)
+                .into_font()
+                .color(&BLACK)
+                .pos(Pos::new(HPos::Right, VPos::Center));
             root.draw(&Text::new(
-                title.to_string(),
-                (size.0 as i32 / 2, 25),
-                centred(22),
+                arena.to_string(),
+                (left - 10, y + height / 2),
+                label,
             ))?;
             for (j, pairing) in pairings.iter().enumerate() {
-                let x = left + width * j as i32 + width / 2;
-                root.draw(&Text::new(pairing.to_string(), (x, top - 20), centred(17)))?;
-            }
-            for (i, arena) in arenas.iter().enumerate() {
-                let y = top + height * i as i32;
-                let label = ("sans-serif", 17)
-                    .into_font()
-                    .color(&BLACK)
-                    .pos(Pos::new(HPos::Right, VPos::Center));
-                root.draw(&Text::new(
-                    arena.to_string(),
-                    (left - 10, y + height / 2),
-                    label,
+                let Some(c) = cells
+                    .iter()
+                    .find(|c| c.arena == *arena && c.pairing == *pairing)
+                else {
+                    continue;
+                };
+                let x = left + width * j as i32;
+                root.draw(&Rectangle::new(
+                    [(x + 2, y + 2), (x + width - 2, y + height - 2)],
+                    rate_color(c.rate).filled(),
                 ))?;
-                for (j, pairing) in pairings.iter().enumerate() {
-                    let Some(c) = cells
-                        .iter()
-                        .find(|c| c.arena == *arena && c.pairing == *pairing)
-                    else {
-                        continue;
-                    };
-                    let x = left + width * j as i32;
-                    root.draw(&Rectangle::new(
-                        [(x + 2, y + 2), (x + width - 2, y + height - 2)],
-                        rate_color(c.rate).filled(),
-                    ))?;
-                    let text = format!(
-                        "{:.0} % [{:.0}–{:.0}] n={}",
-                        c.rate * 100.0,
-                        c.low * 100.0,
-                        c.high * 100.0,
-                        c.games
-                    );
-                    root.draw(&Text::new(
-                        text,
-                        (x + width / 2, y + height / 2),
-                        centred(16),
-                    ))?;
-                }
+                let text = format!(
+                    "{:.0} % [{:.0}–{:.0}] n={}",
+                    c.rate * 100.0,
+                    c.low * 100.0,
+                    c.high * 100.0,
+                    c.games
+                );
+                root.draw(&Text::new(
+                    text,
+                    (x + width / 2, y + height / 2),
+                    centred(16),
+                ))?;
             }
-            let note = "share of games the stronger level won, with its 95 % interval";
-            root.draw(&Text::new(
-                note,
-                (size.0 as i32 / 2, size.1 as i32 - 20),
-                centred(15),
-            ))?;
-            root.present()
-        };
-        draw().map_err(|e| anyhow!("drawing the chart: {e}"))?;
-    }
-    Ok(svg)
+        }
+        let note = "share of games the stronger level won, with its 95 % interval";
+        root.draw(&Text::new(
+            note,
+            (size.0 as i32 / 2, size.1 as i32 - 20),
+            centred(15),
+        ))?;
+        Ok(())
+    })
 }
 
 #[cfg(test)]

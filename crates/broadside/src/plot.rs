@@ -49,6 +49,17 @@ pub enum Kind {
     Versus,
 }
 
+impl Kind {
+    /// The chart's title when none is given.
+    fn title(self) -> &'static str {
+        match self {
+            Kind::Latency => "Broadside: shot latency against load",
+            Kind::Shots => "Shots to sink a fleet, by strategy",
+            Kind::Versus => "Levels against the level below",
+        }
+    }
+}
+
 /// One run of `broadside load`, as far as the chart needs it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
@@ -115,10 +126,21 @@ pub fn render(runs: &[Run], title: &str) -> Result<String> {
     if runs.is_empty() {
         bail!("no run with latency samples to plot");
     }
+    svg_document(SIZE, |root| draw(root, runs, title))
+}
+
+/// The drawing area every chart is drawn on.
+pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+
+/// An SVG document of `size` pixels, drawn by `paint`.
+pub fn svg_document(
+    size: (u32, u32),
+    paint: impl FnOnce(&Area<'_>) -> Result<(), DrawingAreaErrorKind<std::io::Error>>,
+) -> Result<String> {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-        draw(&root, runs, title).map_err(|e| anyhow!("drawing the chart: {e}"))?;
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        paint(&root).map_err(|e| anyhow!("drawing the chart: {e}"))?;
         root.present()
             .map_err(|e| anyhow!("drawing the chart: {e}"))?;
     }
@@ -272,32 +294,20 @@ fn log_label(y: f64) -> String {
 }
 
 pub fn run(args: PlotArgs) -> Result<()> {
-    let text = std::fs::read_to_string(&args.input)
-        .with_context(|| format!("reading {}", args.input.display()))?;
     let reading = || format!("reading {}", args.input.display());
+    let text = std::fs::read_to_string(&args.input).with_context(reading)?;
+    let title = args.title.as_deref().unwrap_or(args.kind.title());
     let (svg, count) = match args.kind {
         Kind::Latency => {
             let runs = read_runs(&text).with_context(reading)?;
-            let title = args
-                .title
-                .as_deref()
-                .unwrap_or("Broadside: shot latency against load");
             (render(&runs, title)?, runs.len())
         }
         Kind::Shots => {
             let data = crate::aiplot::read_distributions(&text).with_context(reading)?;
-            let title = args
-                .title
-                .as_deref()
-                .unwrap_or("Shots to sink a fleet, by strategy");
             (crate::aiplot::render_shots(&data, title)?, data.len())
         }
         Kind::Versus => {
             let cells = crate::aiplot::read_versus(&text).with_context(reading)?;
-            let title = args
-                .title
-                .as_deref()
-                .unwrap_or("Levels against the level below");
             (crate::aiplot::render_versus(&cells, title)?, cells.len())
         }
     };
