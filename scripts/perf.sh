@@ -7,7 +7,10 @@
 #
 # Runs, each on its own server:
 #   - the sweep: one run per game count of PERF_GAMES for PERF_SECONDS each,
-#     one JSON line per run in docs/perf/sweep.jsonl (recreated);
+#     one JSON line per run in docs/perf/sweep.jsonl (recreated), then the
+#     same file gets one run of PERF_PACE_GAMES games per pace of PERF_PACES
+#     (a move every PACE ms per seat instead of 2 s: more shots a second from
+#     as many connections, to find the throughput ceiling);
 #   - the attack: no games, two connections sending PERF_EXPENSIVE costly
 #     set_options frames each while a probe pings every 20 ms
 #     (docs/perf/attack.json);
@@ -19,6 +22,8 @@
 # Environment (defaults in brackets):
 #   PERF_GAMES          game counts of the sweep ["1000 2500 5000 7500 10000"]
 #   PERF_SECONDS        measured seconds of each sweep run [20]
+#   PERF_PACE_GAMES     games of the faster-paced runs [10000]
+#   PERF_PACES          paces in ms of the faster-paced runs ["1500 1200 1000 800"]
 #   PERF_EXPENSIVE      set_options frames per attacking connection [20]
 #   PERF_ATTACK_SECONDS measured seconds of the attack [10]
 #   PERF_PROBE_GAMES    games of the probe under load [2500]
@@ -31,6 +36,8 @@ cd "$root"
 
 games_list="${PERF_GAMES:-1000 2500 5000 7500 10000}"
 seconds="${PERF_SECONDS:-20}"
+pace_games="${PERF_PACE_GAMES:-10000}"
+paces="${PERF_PACES:-1500 1200 1000 800}"
 expensive="${PERF_EXPENSIVE:-20}"
 attack_seconds="${PERF_ATTACK_SECONDS:-10}"
 probe_games="${PERF_PROBE_GAMES:-2500}"
@@ -116,6 +123,9 @@ load_before="$(cut -d' ' -f1-3 /proc/loadavg)"
 for games in $games_list; do
   load_run "sweep-$games" --games "$games" --seconds "$seconds" >>"$out/sweep.jsonl"
 done
+for pace in $paces; do
+  load_run "pace-$pace" --games "$pace_games" --pace-ms "$pace" --seconds "$seconds" >>"$out/sweep.jsonl"
+done
 load_run attack --games 0 --expensive "$expensive" --probe-ms 20 \
   --seconds "$attack_seconds" >"$out/attack.json"
 load_run probe --games "$probe_games" --probe-ms 50 --seconds "$probe_seconds" \
@@ -134,11 +144,11 @@ load_run probe --games "$probe_games" --probe-ms 50 --seconds "$probe_seconds" \
   echo
   echo "## Sweep (${seconds} s measured per run)"
   echo
-  echo "| games | connections | shots/s | p50 ms | p99 ms | max ms | errors | server CPU s | server RSS MiB (max) |"
-  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| games | pace ms | connections | shots/s | p50 ms | p99 ms | max ms | errors | server CPU s | load generator CPU s | server RSS MiB (max) |"
+  echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   while IFS= read -r line; do
     [ -n "$line" ] || continue
-    echo "| $(field games "$line")/$(field games_requested "$line") | $(field connections "$line") | $(field shots_per_second "$line") | $(field p50_ms "$line") | $(field p99_ms "$line") | $(field max_ms "$line") | $(field errors "$line") | $(field server_cpu_seconds "$line") | $(field server_rss_max_mib "$line") |"
+    echo "| $(field games "$line")/$(field games_requested "$line") | $(field pace_ms "$line") | $(field connections "$line") | $(field shots_per_second "$line") | $(field p50_ms "$line") | $(field p99_ms "$line") | $(field max_ms "$line") | $(field errors "$line") | $(field server_cpu_seconds "$line") | $(field client_cpu_seconds "$line") | $(field server_rss_max_mib "$line") |"
   done <"$out/sweep.jsonl"
   echo
   echo "## Probes"

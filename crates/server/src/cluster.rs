@@ -32,7 +32,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::protocol::{self, Refusal, Role};
-use crate::room::{ConnId, Control, Outbox, Person, Request, RoomMsg};
+use crate::room::{ConnId, Control, Joining, Outbox, Person, Request, RoomMsg};
 use crate::server::Shared;
 
 /// Frames waiting to be published before a room drops a remote member as too
@@ -300,7 +300,7 @@ impl Cluster {
                 ip,
             } => {
                 let (reply, answer) = oneshot::channel();
-                let message = RoomMsg::Join {
+                let message = RoomMsg::Join(Box::new(Joining {
                     conn,
                     person: Person {
                         player_id,
@@ -310,7 +310,7 @@ impl Cluster {
                     ip,
                     outbox: Outbox::remote(self.clone(), node, conn),
                     reply,
-                };
+                }));
                 actor.send(message).await.map_err(|_| closed())?;
                 answer.await.map_err(|_| closed())?
             }
@@ -319,7 +319,11 @@ impl Cluster {
                 let request = Request::from_frame(frame)
                     .ok_or_else(|| Refusal::bad_request("this frame is not for a room"))?;
                 actor
-                    .send(RoomMsg::Request { conn, request, id })
+                    .send(RoomMsg::Request {
+                        conn,
+                        request: Box::new(request),
+                        id,
+                    })
                     .await
                     .map_err(|_| closed())
             }

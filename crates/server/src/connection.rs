@@ -25,7 +25,7 @@ use crate::db::Waiting;
 use crate::limits::Bucket;
 use crate::protocol::{self, close, ClientFrame, CreateRoom, Refusal, Role};
 use crate::ratings::PROVISIONAL_DEVIATION;
-use crate::room::{ConnId, Control, Outbox, Person, Request, Room, RoomMsg, RoomSetup};
+use crate::room::{ConnId, Control, Joining, Outbox, Person, Request, Room, RoomMsg, RoomSetup};
 use crate::secret;
 use crate::server::{now_ms, Shared};
 
@@ -111,6 +111,10 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
     let mut heard = Instant::now();
     let mut ping =
         tokio::time::interval_at(Instant::now() + config.ping_interval, config.ping_interval);
+    // The handlers below are awaited through `Box::pin`: a future holds the
+    // state of every future it awaits inline, so the handling of one frame
+    // would otherwise be carried for the whole life of every connection
+    // (16.8 KiB a connection, not 3.8 KiB; docs/performance.md).
     let closing: Closing = loop {
         let deadline = match connection.person {
             None => hello_by.min(heard + config.idle_timeout),
@@ -125,7 +129,7 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
                             break Some(closing);
                         }
                         if !connection.flooding {
-                            connection.frame(text.as_str()).await;
+                            Box::pin(connection.frame(text.as_str())).await;
                         }
                     }
                     Some(Ok(Message::Binary(_))) => {
@@ -149,15 +153,15 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
             Some(control) = controls.recv() => {
                 match control {
                     Control::Rejoin(code) => {
-                        if connection.rejoin(&code).await.is_err() {
+                        if Box::pin(connection.rejoin(&code)).await.is_err() {
                             break Some((close::RESTART, "the room moved and could not be reached again; reconnect"));
                         }
                     }
-                    Control::Join(code) => connection.matched(code).await,
+                    Control::Join(code) => Box::pin(connection.matched(code)).await,
                 }
             }
             _ = match_tick.tick(), if connection.matching.is_some() => {
-                connection.matching_tick().await;
+                Box::pin(connection.matching_tick()).await;
             }
             () = stalled.notified() => {
                 break Some((close::TOO_SLOW, "too slow: frames for this connection no longer fit its queue; reconnect"));
@@ -177,7 +181,7 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
             _ = shutdown.changed() => break Some((close::GOING_AWAY, "the server is shutting down")),
         }
     };
-    connection.detach().await;
+    Box::pin(connection.detach()).await;
     if let (Some(_), Some(person)) = (&connection.matching, &connection.person) {
         let _ = connection
             .shared
@@ -371,7 +375,7 @@ impl Connection {
                     };
                     let message = RoomMsg::Request {
                         conn: self.id,
-                        request,
+                        request: Box::new(request),
                         id,
                     };
                     room.send(message).await.map_err(|_| LinkError::Gone)
@@ -952,14 +956,14 @@ impl Connection {
             let joined = match &link {
                 Link::Local(room) => {
                     let (reply, answer) = oneshot::channel();
-                    let message = RoomMsg::Join {
+                    let message = RoomMsg::Join(Box::new(Joining {
                         conn: self.id,
                         person: person.clone(),
                         role,
                         ip: self.ip,
                         outbox: self.outbox.clone(),
                         reply,
-                    };
+                    }));
                     match room.send(message).await {
                         Ok(()) => answer.await.map_err(|_| LinkError::Gone),
                         Err(_) => Err(LinkError::Gone),

@@ -185,17 +185,9 @@ pub struct Person {
 /// What a room's actor is asked to do.
 pub enum RoomMsg {
     /// A connection joins; the answer says whether it is now in the room.
-    Join {
-        conn: ConnId,
-        person: Person,
-        role: Role,
-        /// The client's address: the pool's fairness key for its work.
-        ip: IpAddr,
-        outbox: Outbox,
-        /// The refusal (room_full, ...) goes back to the connection, which
-        /// answers the frame that asked.
-        reply: oneshot::Sender<Result<(), Refusal>>,
-    },
+    /// (Boxed, like a request, so that the message stays small: a room's
+    /// queue sets aside room for 32 messages at once.)
+    Join(Box<Joining>),
     /// `leave`: before the start the seat is given up.
     Leave { conn: ConnId },
     /// The connection closed (or moves to another room); the seat is kept.
@@ -215,9 +207,22 @@ pub enum RoomMsg {
     /// `id` is the frame's request id, echoed on its direct answer or error.
     Request {
         conn: ConnId,
-        request: Request,
+        request: Box<Request>,
         id: Option<u64>,
     },
+}
+
+/// A connection that joins a room.
+pub struct Joining {
+    pub conn: ConnId,
+    pub person: Person,
+    pub role: Role,
+    /// The client's address: the pool's fairness key for its work.
+    pub ip: IpAddr,
+    pub outbox: Outbox,
+    /// The refusal (room_full, ...) goes back to the connection, which
+    /// answers the frame that asked.
+    pub reply: oneshot::Sender<Result<(), Refusal>>,
 }
 
 /// The room frames of docs/protocol.md.
@@ -714,20 +719,23 @@ impl Room {
         let mut renew = tokio::time::interval(self.shared.config.lease_ttl / 3);
         renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         renew.reset();
+        // Handlers are awaited through `Box::pin`, so that a room between
+        // messages holds its own state and not the largest handler's (as in
+        // connection.rs).
         let end = loop {
             let wake = self.next_wake();
             // Nobody watches and no clock runs: nothing can happen until a join.
             let idle = self.members.is_empty() && wake.is_none();
             tokio::select! {
                 message = inbox.recv() => match message {
-                    Some(message) => self.handle(message).await,
+                    Some(message) => Box::pin(self.handle(message)).await,
                     None => break End::Closed,
                 },
-                () = sleep_until(wake) => self.on_wake().await,
+                () = sleep_until(wake) => Box::pin(self.on_wake()).await,
                 () = tokio::time::sleep(idle_after), if idle => break End::Idle,
                 _ = renew.tick(), if shared_db => {
                     self.drop_silent_members();
-                    match self.shared.db.renew(&self.lease, self.shared.config.lease_ttl).await {
+                    match Box::pin(self.shared.db.renew(&self.lease, self.shared.config.lease_ttl)).await {
                         Ok(true) => {}
                         Ok(false) => self.fenced = true,
                         // The database is unreachable: keep going; if it
@@ -741,7 +749,7 @@ impl Room {
                 break End::Lost;
             }
         };
-        self.end(end, &me).await;
+        Box::pin(self.end(end, &me)).await;
     }
 
     /// Lets the room go: from the registry, from the lease table and, when the
@@ -797,14 +805,15 @@ impl Room {
 
     async fn handle(&mut self, message: RoomMsg) {
         match message {
-            RoomMsg::Join {
-                conn,
-                person,
-                role,
-                ip,
-                outbox,
-                reply,
-            } => {
+            RoomMsg::Join(joining) => {
+                let Joining {
+                    conn,
+                    person,
+                    role,
+                    ip,
+                    outbox,
+                    reply,
+                } = *joining;
                 let joined = self.join(conn, person, role, ip, outbox).await;
                 let _ = reply.send(joined);
             }
@@ -830,7 +839,7 @@ impl Room {
             }
             RoomMsg::Request { conn, request, id } => {
                 let name = request.name();
-                if let Err(refusal) = self.request(conn, request, id).await {
+                if let Err(refusal) = self.request(conn, *request, id).await {
                     self.send_to(conn, protocol::error_frame(&refusal, Some(name), id));
                 }
             }
@@ -1822,5 +1831,19 @@ async fn sleep_until(wake: Option<Instant>) {
     match wake {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod message_size {
+    /// A room's queue sets aside room for 32 messages at once (tokio's
+    /// block), for every room alive: big requests travel boxed.
+    #[test]
+    fn a_room_message_is_small() {
+        assert!(
+            std::mem::size_of::<super::RoomMsg>() <= 48,
+            "RoomMsg is {} bytes",
+            std::mem::size_of::<super::RoomMsg>()
+        );
     }
 }
