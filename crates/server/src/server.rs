@@ -624,8 +624,9 @@ async fn upgrade(
         .on_upgrade(move |socket| connection::run(socket, shared, ip))
 }
 
-/// Bytes read from a socket at a time.
-const READ_BUFFER: usize = 4096;
+/// Bytes read from a socket at a time: a client's frames are small, and a
+/// longer one grows the buffer as it arrives. Every connection keeps this much.
+const READ_BUFFER: usize = 1024;
 
 /// Shown at `/` when the binary was built without a web client.
 const NO_CLIENT: &str = "<!doctype html><meta charset=utf-8><title>Broadside</title>\
