@@ -12,11 +12,19 @@ use rand::Rng;
 /// space station (reserve) instead of the dreadnought (nuke) and the credits
 /// left over spent on a fighter.
 pub fn purchase<R: Rng>(rules: &Rules, rng: &mut R) -> BTreeMap<String, u32> {
+    match station_purchase(rules) {
+        Some(ships) if rng.random_bool(0.4) => ships,
+        _ => crate::default_purchase(rules),
+    }
+}
+
+/// The default fleet with the space station instead of the dreadnought, and a
+/// fighter more if the credits saved pay for it; `None` without a dreadnought.
+pub fn station_purchase(rules: &Rules) -> Option<BTreeMap<String, u32>> {
     let mut ships = crate::default_purchase(rules);
-    let spent: u32 = ships
-        .iter()
-        .filter_map(|(id, n)| rules.type_index(id).map(|i| rules.catalogue[i].price * n))
-        .sum();
+    if !ships.contains_key("dreadnought") {
+        return None;
+    }
     let price = |id: &str| rules.type_index(id).map(|i| rules.catalogue[i].price);
     let limit = |id: &str| {
         rules
@@ -24,20 +32,19 @@ pub fn purchase<R: Rng>(rules: &Rules, rng: &mut R) -> BTreeMap<String, u32> {
             .map(|i| rules.catalogue[i].limit)
             .unwrap_or(0)
     };
-    if ships.contains_key("dreadnought") && rng.random_bool(0.4) {
-        if let (Some(dread), Some(station), Some(fighter)) =
-            (price("dreadnought"), price("station"), price("fighter"))
-        {
-            ships.remove("dreadnought");
-            ships.insert("station".to_string(), 1);
-            let left = rules.credits.saturating_sub(spent - dread + station);
-            let fighters = ships.get("fighter").copied().unwrap_or(0);
-            if left >= fighter && fighters < limit("fighter") {
-                ships.insert("fighter".to_string(), fighters + 1);
-            }
-        }
+    let spent: u32 = ships
+        .iter()
+        .filter_map(|(id, n)| price(id).map(|p| p * n))
+        .sum();
+    let (dread, station, fighter) = (price("dreadnought")?, price("station")?, price("fighter")?);
+    ships.remove("dreadnought");
+    ships.insert("station".to_string(), 1);
+    let left = rules.credits.saturating_sub(spent - dread + station);
+    let fighters = ships.get("fighter").copied().unwrap_or(0);
+    if left >= fighter && fighters < limit("fighter") {
+        ships.insert("fighter".to_string(), fighters + 1);
     }
-    ships
+    Some(ships)
 }
 
 /// How a layout is chosen among random candidates.

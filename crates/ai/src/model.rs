@@ -356,7 +356,8 @@ fn build(
         Some(fleet) => fleet,
         None if view.mode == Mode::Space => {
             let o = owner.expect("space boards always have an owner");
-            guess_space_fleet(rules, &view.seats[o].sunk, view.seats[o].ships_afloat)
+            let seat = &view.seats[o];
+            guess_space_fleet(rules, &seat.sunk, seat.ships_afloat, seat.ships_total)
         }
         None => {
             let mut fleet = Fleet::new();
@@ -437,11 +438,19 @@ fn build(
     area
 }
 
-/// in space only the number of afloat ships is public. The guess is the
-/// default fleet without the types already sunk, cut or padded with fighters to
-/// the public count.
-fn guess_space_fleet(rules: &Rules, sunk: &[String], afloat: u32) -> Fleet {
-    let mut list: Vec<String> = crate::default_purchase(rules)
+/// in space only the number of ships is public. The guess is the
+/// purchase the count fits best — the default fleet, or the one with the
+/// space station (whose reserve adds fighters later, so a count above it fits
+/// it too) — without the types already sunk, cut or padded with fighters to
+/// the public count afloat.
+fn guess_space_fleet(rules: &Rules, sunk: &[String], afloat: u32, total: u32) -> Fleet {
+    let count = |fleet: &Fleet| fleet.values().sum::<u32>();
+    let default = crate::default_purchase(rules);
+    let purchase = match crate::layout::station_purchase(rules) {
+        Some(station) if total != count(&default) && total >= count(&station) => station,
+        _ => default,
+    };
+    let mut list: Vec<String> = purchase
         .into_iter()
         .flat_map(|(id, n)| std::iter::repeat_n(id, n as usize))
         .collect();
@@ -465,4 +474,53 @@ fn guess_space_fleet(rules: &Rules, sunk: &[String], afloat: u32) -> Fleet {
         *fleet.entry(id).or_insert(0) += 1;
     }
     fleet
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use broadside_engine::{Options, Preset, Setup};
+
+    fn space_rules() -> Rules {
+        Rules::resolve(&Setup {
+            preset: Preset::Space,
+            seats: 2,
+            seed: 1,
+            options: Options::default(),
+            teams: None,
+        })
+        .expect("space rules")
+    }
+
+    /// the count is all a seat shows of a space fleet. Fourteen ships
+    /// is the default fleet; fifteen or more (the reserve adds fighters) is
+    /// the fleet with the space station, which a dreadnought cannot explain.
+    #[test]
+    fn the_space_fleet_guess_follows_the_public_count() {
+        let rules = space_rules();
+        let default = crate::default_purchase(&rules);
+        let default_count: u32 = default.values().sum();
+        assert_eq!(
+            guess_space_fleet(&rules, &[], default_count, default_count),
+            default
+        );
+        let station = crate::layout::station_purchase(&rules).expect("a dreadnought to swap");
+        let station_count: u32 = station.values().sum();
+        assert_eq!(station_count, default_count + 1);
+        let guess = guess_space_fleet(&rules, &[], station_count, station_count);
+        assert_eq!(guess, station);
+        assert!(!guess.contains_key("dreadnought"));
+        // After a reserve: three fighters more, afloat and in total.
+        let guess = guess_space_fleet(&rules, &[], station_count + 3, station_count + 3);
+        assert_eq!(guess.get("station"), Some(&1));
+        assert_eq!(guess["fighter"], station["fighter"] + 3);
+        // A sunk station is taken off the guess.
+        let guess = guess_space_fleet(
+            &rules,
+            &["station".to_string()],
+            station_count - 1,
+            station_count,
+        );
+        assert!(!guess.contains_key("station") && !guess.contains_key("dreadnought"));
+    }
 }
