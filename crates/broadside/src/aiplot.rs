@@ -12,7 +12,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde_json::Value;
 
-use crate::plot::{svg_document, Area};
+use crate::plot::{draw_legend, svg_document, Area};
 
 const PALETTE: [RGBColor; 5] = [
     RGBColor(150, 150, 150),
@@ -101,14 +101,7 @@ fn draw_shots(
             .label(name.clone())
             .legend(move |(x, y)| PathElement::new([(x, y), (x + 20, y)], color.stroke_width(2)));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperRight)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK.mix(0.3))
-        .label_font(("sans-serif", 17))
-        .draw()?;
-    Ok(())
+    draw_legend(&mut chart, SeriesLabelPosition::UpperRight)
 }
 
 /// One cell of the tournament: the stronger level's share and its interval.

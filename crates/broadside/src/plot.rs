@@ -147,6 +147,20 @@ pub fn svg_document(
     Ok(svg)
 }
 
+/// The legend box of every chart, at `position`.
+pub fn draw_legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), DrawingAreaErrorKind<std::io::Error>> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.9))
+        .border_style(BLACK.mix(0.3))
+        .label_font(("sans-serif", 17))
+        .draw()
+}
+
 fn draw(
     root: &DrawingArea<SVGBackend<'_>, Shift>,
     runs: &[Run],
@@ -256,14 +270,7 @@ fn draw(
         ))?;
     }
 
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.9))
-        .border_style(BLACK.mix(0.3))
-        .label_font(("sans-serif", 17))
-        .draw()?;
-    Ok(())
+    draw_legend(&mut chart, SeriesLabelPosition::UpperLeft)
 }
 
 /// The values `lead × 10^k` between `low` and `high`, for each of `leads`.
