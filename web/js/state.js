@@ -9,7 +9,7 @@ export const NICK_KEY = "broadside.nickname";
 
 export const PRESETS = ["classic", "hasbro", "italia", "brasil", "shared", "space"];
 
-export const LEVELS = ["easy", "medium", "hard", "expert"];
+export const LEVELS = ["easy", "medium", "hard", "expert", "admiral"];
 
 /** Everything the page knows. Rendering reads it; frames and clicks change it. */
 export const S = {

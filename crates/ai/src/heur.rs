@@ -86,55 +86,35 @@ pub fn hunt(area: &Area, parity_offset: usize) -> Vec<f64> {
 /// water and sunk ships adds to its cells; placements through open hits weigh
 /// far more, so hits are finished first.
 pub fn density(area: &Area) -> Vec<f64> {
-    let size = area.size;
     let n = area.cells.len();
     let mut score = vec![0.0; n];
     let forbidden = area.closed_to_ships();
-    let mut kinds: Vec<usize> = area.ships.iter().map(|s| s.kind).collect();
-    kinds.sort_unstable();
-    let mut cells = Vec::new();
-    for (k, (_, shape)) in area.types.iter().enumerate() {
-        let count = kinds.iter().filter(|&&x| x == k).count() as f64;
+    for k in 0..area.types.len() {
+        let count = area.ships.iter().filter(|s| s.kind == k).count() as f64;
         if count == 0.0 {
             continue;
         }
-        for (_, rotated) in shape.distinct_rotations() {
-            let (w, h) = (rotated.width(), rotated.height());
-            if w > size.cols || h > size.rows {
-                continue;
+        area.for_each_placement(k, &forbidden, |_, cells| {
+            let hits = cells
+                .iter()
+                .filter(|&&i| area.cells[i].must_be_ship())
+                .count();
+            if !area.hard && hits == cells.len() {
+                // A ship entirely hit would have sunk.
+                return;
             }
-            for row in 0..=size.rows - h {
-                'place: for col in 0..=size.cols - w {
-                    cells.clear();
-                    let mut hits = 0;
-                    for &(x, y) in rotated.cells() {
-                        let index = (row + y) as usize * size.cols as usize + (col + x) as usize;
-                        if forbidden[index] {
-                            continue 'place;
-                        }
-                        if area.cells[index].must_be_ship() {
-                            hits += 1;
-                        }
-                        cells.push(index);
-                    }
-                    if !area.hard && hits == cells.len() {
-                        // A ship entirely hit would have sunk.
-                        continue;
-                    }
-                    let weight = count
-                        * if hits > 0 {
-                            100.0f64.powi(hits as i32)
-                        } else {
-                            1.0
-                        };
-                    for &index in &cells {
-                        if area.cells[index].targetable() {
-                            score[index] += weight;
-                        }
-                    }
+            let weight = count
+                * if hits > 0 {
+                    100.0f64.powi(hits as i32)
+                } else {
+                    1.0
+                };
+            for &index in cells {
+                if area.cells[index].targetable() {
+                    score[index] += weight;
                 }
             }
-        }
+        });
     }
     // A scanned part is a sure hit: fired before any cell that is only likely.
     let top = score.iter().copied().fold(0.0, f64::max);
@@ -162,53 +142,19 @@ pub fn as_probabilities(area: &Area, score: &mut [f64]) {
 
 #[cfg(test)]
 mod tests {
-    use broadside_engine::{Cell, Shape, Size};
+    use broadside_engine::Cell;
 
     use super::*;
-    use crate::model::HiddenShip;
-
-    /// A 6×6 area from view rows, hiding one ship of each given length.
-    fn area(rows: &[&str], lengths: &[u16]) -> Area {
-        let cells: Vec<Known> = rows
-            .iter()
-            .flat_map(|r| r.chars())
-            .map(|ch| match ch {
-                '~' => Known::Unknown,
-                'X' => Known::Hit,
-                '!' => Known::Scanned,
-                _ => Known::Water,
-            })
-            .collect();
-        let types: Vec<(String, Shape)> = lengths
-            .iter()
-            .map(|&len| (format!("ship{len}"), Shape::line(len)))
-            .collect();
-        Area {
-            board: 1,
-            origin: Cell::new(0, 0),
-            size: Size::new(rows[0].len() as u16, rows.len() as u16),
-            owner: Some(1),
-            hit_kind: vec![None; cells.len()],
-            cells,
-            sunk_by_kind: vec![0; types.len()],
-            ships: (0..types.len()).map(|kind| HiddenShip { kind }).collect(),
-            ranks: (0..types.len()).collect(),
-            types,
-            no_touch: true,
-            hard: false,
-            volleys: Vec::new(),
-            sunk_ships: Vec::new(),
-            sequential_prior: false,
-        }
-    }
+    use crate::model::test_area;
 
     #[test]
     fn density_fires_a_scanned_part_before_a_cell_that_is_only_likely() {
         // Two hits in a row make the cells at their ends far likelier than
         // anything else by count, but the scanned part is certain.
-        let a = area(
+        let a = test_area(
             &["~~~~~~", "~XX~~~", "~~~~~~", "~~~~~~", "~~~~!~", "~~~~~~"],
             &[4, 1],
+            true,
         );
         let score = density(&a);
         let best = (0..score.len())

@@ -21,6 +21,7 @@ use rand::Rng;
 
 use crate::model::{Area, Known};
 use crate::prior::{SeqPrior, Zone};
+use crate::rollout::Layout;
 
 /// exp(−β) per unit of energy: a broken observation costs a factor of ~50.
 const BETA: f64 = 3.9;
@@ -94,41 +95,33 @@ struct Sampler<'a> {
 /// estimated from layouts consistent with what is known. Cells that are not
 /// targetable get 0.
 pub fn probabilities<R: Rng>(area: &Area, effort: Effort, rng: &mut R) -> Vec<f64> {
-    estimate(area, effort, rng, false).0
+    estimate(area, effort, rng, None)
 }
 
-/// [`probabilities`], and the probability that two cells both hold a hidden
-/// ship part: `joint[x * n + y]` for the area's `n` cells. What a look-ahead
-/// needs to know how a hit or a miss at `x` changes the odds at `y`.
-///
-/// The pairs are Rao-Blackwellized like the cells: every Gibbs step adds the
-/// exact joint of the layout given the other ships (their cells are certain,
-/// the re-placed ship's cells follow its conditional distribution).
-pub fn probabilities_and_pairs<R: Rng>(
+/// [`probabilities`], and the consistent layouts the chain visited: one per
+/// recorded sweep, at most `max` of them, evenly spread over the chain.
+pub fn probabilities_and_layouts<R: Rng>(
     area: &Area,
     effort: Effort,
+    max: usize,
     rng: &mut R,
-) -> (Vec<f64>, Vec<f64>) {
-    let (p, joint) = estimate(area, effort, rng, true);
-    let n = area.cells.len();
-    (p, joint.unwrap_or_else(|| vec![0.0; n * n]))
+) -> (Vec<f64>, Vec<Layout>) {
+    let mut layouts = Vec::new();
+    let p = estimate(area, effort, rng, Some((&mut layouts, max)));
+    (p, layouts)
 }
 
 fn estimate<R: Rng>(
     area: &Area,
     effort: Effort,
     rng: &mut R,
-    pairs: bool,
-) -> (Vec<f64>, Option<Vec<f64>>) {
+    mut layouts: Option<(&mut Vec<Layout>, usize)>,
+) -> Vec<f64> {
     let mut sampler = Sampler::new(area);
     let n = area.cells.len();
     let mut result = vec![0.0; n];
-    let mut joint = pairs.then(|| vec![0.0f64; n * n]);
-    let mut joint_steps = 0usize;
-    let mut others: Vec<u16> = Vec::new();
-    let mut single: Vec<(u16, f64)> = Vec::new();
     if !sampler.initialize(rng) {
-        return (result, joint);
+        return result;
     }
     let work: usize = sampler
         .active_ships()
@@ -137,6 +130,9 @@ fn estimate<R: Rng>(
         .max(1);
     let sweeps = (effort.evaluations / work).clamp(effort.min_sweeps, effort.max_sweeps);
     let burn_in = (sweeps / 8).max(2);
+    let every = layouts
+        .as_ref()
+        .map_or(1, |(_, max)| sweeps.div_ceil((*max).max(1)));
     let ships = area.ships.len();
     let mut exact_num = vec![0.0f64; ships * n];
     let mut exact_den = vec![0.0f64; ships];
@@ -176,17 +172,13 @@ fn estimate<R: Rng>(
             }
             exact_den[s] += zero;
             soft_den[s] += 1.0;
-            if let Some(joint) = joint.as_mut() {
-                if zero > 1e-12 {
-                    sampler.add_pairs(s, &scratch, total * zero, joint, &mut others, &mut single);
-                    joint_steps += 1;
-                }
+        }
+        if let Some((out, max)) = layouts.as_mut() {
+            let complete = sampler.pos.iter().all(|&p| p != NONE);
+            if record && sampler.energy == 0 && complete && out.len() < *max && sweep % every == 0 {
+                out.push(sampler.layout());
             }
         }
-    }
-    if let Some(joint) = joint.as_mut() {
-        let scale = 1.0 / joint_steps.max(1) as f64;
-        joint.iter_mut().for_each(|j| *j *= scale);
     }
     for s in sampler.active_ships() {
         let (num, den) = if exact_den[s] > 1e-9 {
@@ -204,7 +196,7 @@ fn estimate<R: Rng>(
     for (r, known) in result.iter_mut().zip(&area.cells) {
         *r = if known.targetable() { r.min(1.0) } else { 0.0 };
     }
-    (result, joint)
+    result
 }
 
 impl<'a> Sampler<'a> {
@@ -242,57 +234,37 @@ impl<'a> Sampler<'a> {
                     rotation: Vec::new(),
                     zone: Vec::new(),
                 };
-                let fitting = area.types[k]
-                    .1
-                    .distinct_rotations()
-                    .into_iter()
-                    .filter(|(_, s)| s.width() <= size.cols && s.height() <= size.rows);
-                for (r, (_, shape)) in fitting.enumerate() {
-                    let (w, h) = (shape.width(), shape.height());
-                    for row in 0..=size.rows - h {
-                        'place: for col in 0..=size.cols - w {
-                            let first = out.cells.len();
-                            for &(x, y) in shape.cells() {
-                                let index =
-                                    (row + y) as usize * size.cols as usize + (col + x) as usize;
-                                if forbidden[index] {
-                                    out.cells.truncate(first);
-                                    continue 'place;
-                                }
-                                out.cells.push(index as u16);
-                            }
-                            let cells = &out.cells[first..];
-                            let mut flags = 0;
-                            if !area.hard
-                                && cells.iter().all(|&c| area.cells[c as usize] == Known::Hit)
-                            {
-                                flags |= ALL_HIT;
-                            }
-                            if area.hard
-                                && cells.iter().all(|&c| {
-                                    matches!(area.cells[c as usize], Known::Hit | Known::Fired)
-                                })
-                            {
-                                flags |= ALL_FIRED;
-                            }
-                            for &c in cells {
-                                if must[c as usize] || volley_of[c as usize] != NONE {
-                                    out.special.push(c);
-                                }
-                            }
-                            out.special_start.push(out.special.len() as u32);
-                            out.start.push(out.cells.len() as u32);
-                            out.flags.push(flags);
-                            out.rotation.push(r as u8);
-                            out.zone.push(Zone::around(
-                                &out.cells[first..],
-                                size.cols as usize,
-                                size.rows as usize,
-                                area.no_touch,
-                            ));
+                area.for_each_placement(k, &forbidden, |r, placement| {
+                    let first = out.cells.len();
+                    out.cells.extend(placement.iter().map(|&c| c as u16));
+                    let cells = &out.cells[first..];
+                    let mut flags = 0;
+                    if !area.hard && cells.iter().all(|&c| area.cells[c as usize] == Known::Hit) {
+                        flags |= ALL_HIT;
+                    }
+                    if area.hard
+                        && cells
+                            .iter()
+                            .all(|&c| matches!(area.cells[c as usize], Known::Hit | Known::Fired))
+                    {
+                        flags |= ALL_FIRED;
+                    }
+                    for &c in cells {
+                        if must[c as usize] || volley_of[c as usize] != NONE {
+                            out.special.push(c);
                         }
                     }
-                }
+                    out.special_start.push(out.special.len() as u32);
+                    out.start.push(out.cells.len() as u32);
+                    out.flags.push(flags);
+                    out.rotation.push(r as u8);
+                    out.zone.push(Zone::around(
+                        &out.cells[first..],
+                        size.cols as usize,
+                        size.rows as usize,
+                        area.no_touch,
+                    ));
+                });
                 out
             })
             .collect();
@@ -314,6 +286,16 @@ impl<'a> Sampler<'a> {
             weight_of,
             prior: SeqPrior::new(area),
         }
+    }
+
+    /// The current placement of every ship: (kind, cells).
+    fn layout(&self) -> Layout {
+        self.active_ships()
+            .map(|s| {
+                let kind = self.area.ships[s].kind;
+                (kind, self.cands[kind].cells(self.pos[s] as usize).to_vec())
+            })
+            .collect()
     }
 
     fn active_ships(&self) -> impl Iterator<Item = usize> + '_ {
@@ -443,60 +425,6 @@ impl<'a> Sampler<'a> {
         self.mark(kind, c, false);
         self.energy -= self.delta(kind, c);
         self.pos[s] = NONE;
-    }
-
-    /// Adds to `joint` the joint occupancy of every pair of cells given the
-    /// other ships where they are now and ship `s` distributed over the
-    /// zero-energy candidates of `scratch` (their weights sum to `mass`).
-    fn add_pairs(
-        &self,
-        s: usize,
-        scratch: &[(u32, f64, i32)],
-        mass: f64,
-        joint: &mut [f64],
-        others: &mut Vec<u16>,
-        single: &mut Vec<(u16, f64)>,
-    ) {
-        let n = self.area.cells.len();
-        let kind = self.area.ships[s].kind;
-        others.clear();
-        for t in self.active_ships().filter(|&t| t != s) {
-            others
-                .extend_from_slice(self.cands[self.area.ships[t].kind].cells(self.pos[t] as usize));
-        }
-        // The re-placed ship: its own pairs, and its marginal per cell.
-        single.clear();
-        let mut marginal = vec![0.0f64; n];
-        for &(c, w, e) in scratch {
-            if e != 0 || w <= 0.0 {
-                continue;
-            }
-            let q = w / mass;
-            let cells = self.cands[kind].cells(c as usize);
-            for &a in cells {
-                if marginal[a as usize] == 0.0 {
-                    single.push((a, 0.0));
-                }
-                marginal[a as usize] += q;
-                for &b in cells {
-                    joint[a as usize * n + b as usize] += q;
-                }
-            }
-        }
-        for entry in single.iter_mut() {
-            entry.1 = marginal[entry.0 as usize];
-        }
-        // The other ships are certain: with each other, and with the re-placed one.
-        for &a in others.iter() {
-            let row = a as usize * n;
-            for &b in others.iter() {
-                joint[row + b as usize] += 1.0;
-            }
-            for &(b, q) in single.iter() {
-                joint[row + b as usize] += q;
-                joint[b as usize * n + a as usize] += q;
-            }
-        }
     }
 
     /// Fills `scratch` with (candidate, weight, energy after) for ship `s` and

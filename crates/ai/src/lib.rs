@@ -9,7 +9,8 @@
 //! Strategies, weakest first: `random`, `hunt` (hunt and target with parity),
 //! `density` (count the placements of the hidden ships) and `bayes` (sample whole
 //! layouts consistent with everything known, see [`infer`]) and `admiral`
-//! (bayes that looks one shot ahead).
+//! (bayes that, late in a duel, plays each likely shot out to the end against
+//! the posterior's fleets, see [`rollout`]).
 
 pub mod bench;
 mod decide;
@@ -18,6 +19,7 @@ pub mod infer;
 mod layout;
 pub mod model;
 mod prior;
+pub mod rollout;
 pub mod versus;
 
 use broadside_engine::{Command, Event, Phase, Rules, View};
@@ -37,8 +39,10 @@ pub enum Strategy {
     Density,
     /// Fire where a ship most likely is, given everything observed.
     Bayes,
-    /// Bayes, looking one shot ahead: the cell whose answer makes the next
-    /// shot likeliest to hit, where that beats the likeliest cell now.
+    /// Bayes, thinking ahead where it pays: late in a duel it plays the
+    /// likeliest shots out to the end against fleets drawn from the
+    /// posterior and takes another shot than bayes's only where that clearly
+    /// sinks the fleet sooner.
     Admiral,
 }
 
@@ -74,10 +78,17 @@ pub enum Level {
     Medium,
     Hard,
     Expert,
+    Admiral,
 }
 
 impl Level {
-    pub const ALL: [Level; 4] = [Level::Easy, Level::Medium, Level::Hard, Level::Expert];
+    pub const ALL: [Level; 5] = [
+        Level::Easy,
+        Level::Medium,
+        Level::Hard,
+        Level::Expert,
+        Level::Admiral,
+    ];
 
     pub fn id(self) -> &'static str {
         match self {
@@ -85,6 +96,7 @@ impl Level {
             Level::Medium => "medium",
             Level::Hard => "hard",
             Level::Expert => "expert",
+            Level::Admiral => "admiral",
         }
     }
 
@@ -98,6 +110,7 @@ impl Level {
             Level::Medium => Strategy::Hunt,
             Level::Hard => Strategy::Density,
             Level::Expert => Strategy::Bayes,
+            Level::Admiral => Strategy::Admiral,
         }
     }
 }

@@ -118,6 +118,40 @@ impl Area {
         (0..self.cells.len()).filter(|&i| self.cells[i].targetable())
     }
 
+    /// Calls `f(rotation, cells)` for every placement of ship type `kind` on
+    /// the area that avoids the `closed` cells, rotation by rotation, then
+    /// row by row; `rotation` numbers the type's distinct rotations that fit
+    /// the board.
+    pub fn for_each_placement(
+        &self,
+        kind: usize,
+        closed: &[bool],
+        mut f: impl FnMut(usize, &[usize]),
+    ) {
+        let size = self.size;
+        let fitting = self.types[kind]
+            .1
+            .distinct_rotations()
+            .into_iter()
+            .filter(|(_, s)| s.width() <= size.cols && s.height() <= size.rows);
+        let mut cells = Vec::new();
+        for (rotation, (_, shape)) in fitting.enumerate() {
+            for row in 0..=size.rows - shape.height() {
+                'place: for col in 0..=size.cols - shape.width() {
+                    cells.clear();
+                    for &(x, y) in shape.cells() {
+                        let index = (row + y) as usize * size.cols as usize + (col + x) as usize;
+                        if closed[index] {
+                            continue 'place;
+                        }
+                        cells.push(index);
+                    }
+                    f(rotation, &cells);
+                }
+            }
+        }
+    }
+
     /// Cells no hidden ship can cover: known water, sunk ships and, where ships
     /// may not touch, every neighbour of a sunk ship.
     pub fn closed_to_ships(&self) -> Vec<bool> {
@@ -474,6 +508,44 @@ fn guess_space_fleet(rules: &Rules, sunk: &[String], afloat: u32, total: u32) ->
         *fleet.entry(id).or_insert(0) += 1;
     }
     fleet
+}
+
+/// An area for unit tests, from view rows (`~` unknown, `X` hit, `!` scanned,
+/// `#` sunk, anything else water), hiding one straight ship of each length.
+#[cfg(test)]
+pub(crate) fn test_area(rows: &[&str], lengths: &[u16], no_touch: bool) -> Area {
+    let cells: Vec<Known> = rows
+        .iter()
+        .flat_map(|r| r.chars())
+        .map(|ch| match ch {
+            '~' => Known::Unknown,
+            'X' => Known::Hit,
+            '!' => Known::Scanned,
+            '#' => Known::Sunk,
+            _ => Known::Water,
+        })
+        .collect();
+    let types: Vec<(String, Shape)> = lengths
+        .iter()
+        .map(|&len| (format!("ship{len}"), Shape::line(len)))
+        .collect();
+    Area {
+        board: 1,
+        origin: Cell::new(0, 0),
+        size: Size::new(rows[0].len() as u16, rows.len() as u16),
+        owner: Some(1),
+        hit_kind: vec![None; cells.len()],
+        cells,
+        sunk_by_kind: vec![0; types.len()],
+        ships: (0..types.len()).map(|kind| HiddenShip { kind }).collect(),
+        ranks: (0..types.len()).collect(),
+        types,
+        no_touch,
+        hard: false,
+        volleys: Vec::new(),
+        sunk_ships: Vec::new(),
+        sequential_prior: false,
+    }
 }
 
 #[cfg(test)]

@@ -190,14 +190,18 @@ fn every_strategy_finishes_every_preset_and_mode() {
     assert!(seen.abilities > 0, "bots use abilities and specials");
 }
 
-/// The full-strength bot, as people meet it, on every preset.
+/// The two strongest bots, as people meet them, on every preset: expert
+/// against admiral.
 #[test]
-fn expert_bots_finish_every_preset_at_full_effort() {
+fn expert_and_admiral_bots_finish_every_preset_at_full_effort() {
     let mut seen = Seen::default();
     for preset in Preset::ALL {
         let setup = setup(preset, 2, 4, Options::default(), None);
         let mut game = Game::new(&setup).expect("valid setup");
-        let mut bots: Vec<Bot> = (0..2).map(|s| Bot::for_level(Level::Expert, s)).collect();
+        let mut bots = [
+            Bot::for_level(Level::Expert, 0),
+            Bot::for_level(Level::Admiral, 1),
+        ];
         let mut moves = 0;
         while game.phase() != Phase::Finished {
             moves += 1;
