@@ -88,6 +88,24 @@ async fn a_person_plays_a_bot_to_the_end_and_a_rematch_starts_a_new_game() {
     server.stop().await;
 }
 
+/// The fifth level: an admiral bot takes a seat by its id and plays a whole
+/// game (its look-ahead runs on the bots' pool late in the game).
+#[tokio::test]
+async fn a_person_plays_the_admiral_to_the_end() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start(&db).await;
+    let mut ana = server.person("Ana").await;
+    ana.create(json!({"preset": "hasbro", "options": untimed(), "bots": [{"seat": 1, "level": "admiral"}]})).await;
+    assert_eq!(
+        ana.room.as_ref().unwrap()["room"]["seats"][1]["level"],
+        "admiral"
+    );
+    ana.send(json!({"type": "start"})).await;
+    let end = play_to_end(&mut ana).await;
+    assert_eq!(phase(&end), "finished");
+    server.stop().await;
+}
+
 /// Reads `client`'s frames until a room frame whose rematch `check` accepts;
 /// fails on a state frame of a new game (nobody may be thrown into one).
 async fn rematch_until(client: &mut Client, check: impl Fn(&Value) -> bool) -> Value {
