@@ -61,7 +61,7 @@ impl Bot {
         let scored: Vec<Scored> = areas
             .into_iter()
             .map(|area| {
-                if lookahead && area.ships.len() <= ROLLOUT_SHIPS {
+                if lookahead && area.ships.len() <= ROLLOUT_SHIPS && rollout::applies(&area) {
                     let mut effort = self.effort;
                     effort.evaluations *= ROLLOUT_EFFORT;
                     effort.max_sweeps *= ROLLOUT_EFFORT;
@@ -135,15 +135,15 @@ impl Bot {
             .collect();
         cells.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
         let top = cells.first()?.0;
-        let mut candidates: Vec<(f64, usize)> = cells
+        let mut candidates: Vec<usize> = cells
             .iter()
             .take_while(|c| c.0 >= top - ROLLOUT_MARGIN)
             .take(ROLLOUT_CANDIDATES)
-            .map(|c| (c.0, c.2))
+            .map(|c| c.2)
             .collect();
         if let Some(d) = world.density_choice(self.rng.random()) {
-            if !candidates.iter().any(|c| c.1 == d) {
-                candidates.push((scored.p[d], d));
+            if !candidates.contains(&d) {
+                candidates.push(d);
             }
         }
         if candidates.len() < 2 {
@@ -157,9 +157,9 @@ impl Bot {
                 .map(|(layout, &seed)| world.play_out(layout, x, seed) as f64)
                 .collect()
         };
-        let greedy = shots(candidates[0].1);
-        let mut best = (0.0f64, candidates[0].1);
-        for &(_, x) in &candidates[1..] {
+        let greedy = shots(candidates[0]);
+        let mut best = (0.0f64, candidates[0]);
+        for &x in &candidates[1..] {
             let d: Vec<f64> = shots(x).iter().zip(&greedy).map(|(a, g)| a - g).collect();
             let m = d.len() as f64;
             let mean = d.iter().sum::<f64>() / m;

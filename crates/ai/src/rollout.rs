@@ -71,18 +71,24 @@ impl Ties {
     }
 }
 
+/// Whether rollouts model the rules of this area: no hard-rule volleys, no
+/// typed hits, no scans or fired cells of unknown result, ships to find.
+pub fn applies(area: &Area) -> bool {
+    !area.hard
+        && area.volleys.is_empty()
+        && area.hit_kind.iter().all(Option::is_none)
+        && area
+            .cells
+            .iter()
+            .all(|k| !matches!(k, Known::Scanned | Known::Fired))
+        && !area.ships.is_empty()
+}
+
 impl World {
     /// The world of an area, or `None` where rollouts do not model the rules
     /// (hard-rule volleys, hit types, scans and fired cells of unknown result).
     pub fn new(area: &Area) -> Option<World> {
-        let plain = !area.hard
-            && area.volleys.is_empty()
-            && area.hit_kind.iter().all(Option::is_none)
-            && area
-                .cells
-                .iter()
-                .all(|k| !matches!(k, Known::Scanned | Known::Fired));
-        if !plain || area.ships.is_empty() {
+        if !applies(area) {
             return None;
         }
         let size = area.size;
