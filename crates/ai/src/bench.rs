@@ -12,7 +12,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
-use crate::{Bot, Strategy};
+use crate::{Bot, Level, Strategy};
 
 /// What to measure.
 #[derive(Clone, Debug)]
@@ -38,6 +38,10 @@ pub enum Layouts {
     /// Uniform among all legal layouts of the fleet (exact, by rejection):
     /// what published benchmarks assume.
     Uniform,
+    /// Laid out as a bot of that level lays out its own fleet (hard and up
+    /// hide it from hunters, [`crate::layout::Hiding`]): what each level's
+    /// hiding costs each strategy.
+    Level(Level),
 }
 
 impl Layouts {
@@ -45,12 +49,14 @@ impl Layouts {
         match self {
             Layouts::Engine => "engine",
             Layouts::Uniform => "uniform",
+            Layouts::Level(level) => level.id(),
         }
     }
 
     pub fn from_id(id: &str) -> Option<Layouts> {
         [Layouts::Engine, Layouts::Uniform]
             .into_iter()
+            .chain(Level::ALL.map(Layouts::Level))
             .find(|l| l.id() == id)
     }
 }
@@ -270,6 +276,12 @@ pub fn practice_game_with(
                     seat,
                     ships: uniform_layout(game.rules(), &mut rng)?,
                 }
+            }
+            Layouts::Level(level) if seat == 1 => {
+                let seed = game_seed(seed ^ 0x00d1_dd3e, index);
+                let mut bot = Bot::for_level(level, seed);
+                bot.next_command(&game.view(Some(seat)), game.rules())
+                    .ok_or(BenchError::NoMove)?
             }
             _ => Command::PlaceRandom { seat },
         };
@@ -576,6 +588,45 @@ mod tests {
         }
         // 1,600 expected; the standard deviation is 31.
         assert!((1500..1700).contains(&edge), "{edge}");
+    }
+
+    /// Every level lays a legal fleet in every preset, and the fleets the
+    /// higher levels hide take the density count more shots to sink than
+    /// the engine's random ones, on the same games.
+    #[test]
+    fn hidden_fleets_are_legal_and_take_longer_to_find() {
+        for preset in [
+            Preset::Classic,
+            Preset::Hasbro,
+            Preset::Brasil,
+            Preset::Italia,
+            Preset::Space,
+        ] {
+            for level in [Level::Hard, Level::Admiral] {
+                let game =
+                    practice_game_with(preset, &Options::default(), Layouts::Level(level), 5, 0)
+                        .unwrap_or_else(|e| panic!("{preset:?} {level:?}: {e}"));
+                assert_eq!(game.phase(), Phase::Battle);
+            }
+        }
+        let config = |layouts| BenchConfig {
+            preset: Preset::Classic,
+            strategy: Strategy::Density,
+            games: 60,
+            seed: 3,
+            options: Options::default(),
+            layouts,
+        };
+        let plain = run(&config(Layouts::Engine), |_| {}).expect("engine layouts");
+        let hidden = run(&config(Layouts::Level(Level::Expert)), |_| {}).expect("hidden");
+        // Measured over 200 games: 55.1 against 61.1 shots; the standard
+        // error of each mean over 60 games is about 1.
+        assert!(
+            hidden.mean > plain.mean + 2.5,
+            "{} against {}",
+            hidden.mean,
+            plain.mean
+        );
     }
 
     #[test]

@@ -8,6 +8,9 @@ use broadside_engine::placement::Packer;
 use broadside_engine::{Cell, Mode, Placement, Rules, Shape, Size, View};
 use rand::Rng;
 
+use crate::model::Area;
+use crate::rollout;
+
 /// A sensible shop purchase: the default fleet, sometimes with the
 /// space station (reserve) instead of the dreadnought (nuke) and the credits
 /// left over spent on a fighter.
@@ -61,10 +64,29 @@ enum Style {
     Huddle,
 }
 
+/// Each candidate of a hidden layout is hunted this many times.
+const HIDING_TRIALS: usize = 4;
+
+/// How a bot hides its fleet: the hardest of `candidates` random layouts
+/// (scaled to a 10×10 board's worth of cells, so that big boards cost no
+/// more time) for a hunter to find ([`hidden`]). With no candidates, one
+/// of the plain styles.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Hiding {
+    pub candidates: usize,
+    /// How much a layout's unlikeliness under the engine's random placement
+    /// counts, in shots per unit of log-probability: hunters that assume
+    /// that placement (bayes) look there last.
+    pub prior_weight: f64,
+}
+
 /// A layout for the seat's whole fleet, in board coordinates, or `None` when
-/// the view does not say what to place.
+/// the view does not say what to place. With `hiding` above 0 it is the
+/// hardest of that many candidates for a density hunter ([`hidden`]);
+/// otherwise one of the styles.
 pub fn layout<R: Rng>(
     seat: usize,
+    hiding: Hiding,
     view: &View,
     rules: &Rules,
     rng: &mut R,
@@ -97,26 +119,52 @@ pub fn layout<R: Rng>(
         .iter()
         .map(|id| rules.type_index(id).map(|i| &rules.catalogue[i].shape))
         .collect::<Option<_>>()?;
+    let found = if hiding.candidates > 0 {
+        hidden(area, rules.ships_may_touch, &shapes, hiding, rng)?
+    } else {
+        styled(area, rules.ships_may_touch, &shapes, rng)?
+    };
+    Some(
+        found
+            .into_iter()
+            .zip(ids)
+            .map(|((rot, at), id)| Placement {
+                ship_type: id,
+                at: Cell::new(origin.col + at.col, origin.row + at.row),
+                rot,
+            })
+            .collect(),
+    )
+}
+
+/// One of the layout styles, drawn at random: a plain random layout, or the
+/// best of a few candidates by coldness, spread or huddle.
+fn styled<R: Rng>(
+    area: Size,
+    may_touch: bool,
+    shapes: &[&Shape],
+    rng: &mut R,
+) -> Option<Vec<(u8, Cell)>> {
     let style = match rng.random_range(0..10) {
         0..=3 => Style::Plain,
         4..=5 => Style::Cold,
         6..=8 => Style::Spread,
-        _ if rules.ships_may_touch => Style::Huddle,
+        _ if may_touch => Style::Huddle,
         _ => Style::Spread,
     };
     let tries = match style {
         Style::Plain => 1,
         _ => 6,
     };
-    let heat = heat_map(area, &shapes);
+    let heat = heat_map(area, shapes);
     let mut best: Option<(f64, Vec<(u8, Cell)>)> = None;
     for _ in 0..tries {
-        let Some(found) = Packer::new(area, rules.ships_may_touch).fill(&shapes, rng) else {
+        let Some(found) = Packer::new(area, may_touch).fill(shapes, rng) else {
             continue;
         };
         let cells: Vec<Vec<Cell>> = found
             .iter()
-            .zip(&shapes)
+            .zip(shapes)
             .map(|(&(rot, at), shape)| {
                 shape
                     .place(at, rot)
@@ -135,18 +183,143 @@ pub fn layout<R: Rng>(
             best = Some((score, found));
         }
     }
-    let (_, found) = best?;
-    Some(
-        found
-            .into_iter()
-            .zip(ids)
-            .map(|((rot, at), id)| Placement {
-                ship_type: id,
-                at: Cell::new(origin.col + at.col, origin.row + at.row),
-                rot,
+    best.map(|(_, found)| found)
+}
+
+/// The hardest of a number of random layouts for hunters to find: each
+/// candidate is hunted [`HIDING_TRIALS`] times by the density count (with
+/// other tie-breaks each time, [`rollout::World::play_out`]); its score is
+/// the mean of those shots, plus `prior_weight` times minus the log of its
+/// chance under the engine's random placement, and the highest score is
+/// kept. `shapes` must be in placement order (largest first); the result is
+/// `(rotation, corner)` per shape in area coordinates.
+pub fn hidden<R: Rng>(
+    size: Size,
+    may_touch: bool,
+    shapes: &[&Shape],
+    hiding: Hiding,
+    rng: &mut R,
+) -> Option<Vec<(u8, Cell)>> {
+    let world = hunting_world(size, may_touch, shapes);
+    let mut best: Option<(f64, Vec<(u8, Cell)>)> = None;
+    let seeds: Vec<u64> = (0..HIDING_TRIALS).map(|_| rng.random()).collect();
+    let candidates =
+        (hiding.candidates * 100 / size.cell_count().max(1)).clamp(1, hiding.candidates);
+    for _ in 0..candidates {
+        let found = Packer::new(size, may_touch).fill(shapes, rng)?;
+        let Some(world) = &world else {
+            return Some(found);
+        };
+        let layout: rollout::Layout = found
+            .iter()
+            .zip(shapes)
+            .enumerate()
+            .map(|(kind, (&(rot, at), shape))| {
+                let cells = shape
+                    .place(at, rot)
+                    .into_iter()
+                    .map(|(c, r)| size.index(Cell::new(c as u16, r as u16)) as u16)
+                    .collect();
+                (kind, cells)
             })
-            .collect(),
-    )
+            .collect();
+        let shots: u64 = seeds
+            .iter()
+            .map(|&seed| {
+                let first = world.density_choice(seed).unwrap_or(0);
+                u64::from(world.play_out(&layout, first, seed))
+            })
+            .sum();
+        let mut score = shots as f64 / seeds.len() as f64;
+        if hiding.prior_weight > 0.0 {
+            score -= hiding.prior_weight * engine_log_prior(size, may_touch, shapes, &layout);
+        }
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((score, found));
+        }
+    }
+    best.map(|(_, found)| found)
+}
+
+/// The natural log of the chance that the engine's random placement (R-2.6:
+/// largest first, a rotation drawn, then an anchor, drawn again until the
+/// ship fits) lays out exactly `layout` (ships in placement order).
+fn engine_log_prior(
+    size: Size,
+    may_touch: bool,
+    shapes: &[&Shape],
+    layout: &rollout::Layout,
+) -> f64 {
+    let mut closed = vec![false; size.cell_count()];
+    let mut total = 0.0;
+    for (shape, (_, cells)) in shapes.iter().zip(layout) {
+        let rotations = shape.distinct_rotations();
+        let drawn = rotations.len() as f64;
+        let mut room = 0.0;
+        for (_, r) in &rotations {
+            if r.width() > size.cols || r.height() > size.rows {
+                continue;
+            }
+            let q = 1.0
+                / (drawn
+                    * ((size.cols - r.width() + 1) as f64 * (size.rows - r.height() + 1) as f64));
+            for row in 0..=size.rows - r.height() {
+                for col in 0..=size.cols - r.width() {
+                    if r.cells()
+                        .iter()
+                        .all(|&(x, y)| !closed[size.index(Cell::new(col + x, row + y))])
+                    {
+                        room += q;
+                    }
+                }
+            }
+        }
+        // This ship's own rotation: the one whose cells, at its corner, are its cells.
+        let mut own: Vec<Cell> = cells.iter().map(|&c| size.cell(c as usize)).collect();
+        own.sort();
+        let corner = (
+            own.iter().map(|c| c.col).min().unwrap_or(0),
+            own.iter().map(|c| c.row).min().unwrap_or(0),
+        );
+        let q = rotations
+            .iter()
+            .find(|(_, r)| {
+                let mut placed: Vec<Cell> = r
+                    .cells()
+                    .iter()
+                    .map(|&(x, y)| Cell::new(corner.0 + x, corner.1 + y))
+                    .collect();
+                placed.sort();
+                placed == own
+            })
+            .map(|(_, r)| {
+                1.0 / (drawn
+                    * ((size.cols - r.width() + 1) as f64 * (size.rows - r.height() + 1) as f64))
+            })
+            .unwrap_or(1e-12);
+        total += (q / room.max(1e-12)).ln();
+        for &c in cells {
+            closed[c as usize] = true;
+            if !may_touch {
+                for n in size.neighbours(size.cell(c as usize)) {
+                    closed[size.index(n)] = true;
+                }
+            }
+        }
+    }
+    total
+}
+
+/// An empty area holding one ship of each shape: where a density hunter
+/// starts.
+fn hunting_world(size: Size, may_touch: bool, shapes: &[&Shape]) -> Option<rollout::World> {
+    let types: Vec<(String, Shape)> = shapes
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| (format!("ship{i}"), s.clone()))
+        .collect();
+    let area = Area::plain(size, types, !may_touch);
+    rollout::World::new(&area)
 }
 
 /// How many placements of the fleet's ships cover each cell of an empty area:
@@ -188,4 +361,64 @@ fn closeness(ships: &[Vec<Cell>]) -> f64 {
         }
     }
     total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every legal layout of a 3-cell and a 2-cell ship on a 4×4 board, ships
+    /// not touching, as `rollout::Layout`s.
+    fn all_layouts(size: Size, shapes: &[&Shape]) -> Vec<rollout::Layout> {
+        let place = |shape: &Shape| -> Vec<Vec<u16>> {
+            let mut out = Vec::new();
+            for (_, r) in shape.distinct_rotations() {
+                for row in 0..=size.rows - r.height() {
+                    for col in 0..=size.cols - r.width() {
+                        out.push(
+                            r.cells()
+                                .iter()
+                                .map(|&(x, y)| size.index(Cell::new(col + x, row + y)) as u16)
+                                .collect(),
+                        );
+                    }
+                }
+            }
+            out
+        };
+        let touches = |a: &[u16], b: &[u16]| {
+            a.iter().any(|&p| {
+                let p = size.cell(p as usize);
+                b.iter().any(|&q| {
+                    let q = size.cell(q as usize);
+                    p.col.abs_diff(q.col) <= 1 && p.row.abs_diff(q.row) <= 1
+                })
+            })
+        };
+        let mut out = Vec::new();
+        for a in place(shapes[0]) {
+            for b in place(shapes[1]) {
+                if !touches(&a, &b) {
+                    out.push(vec![(0, a.clone()), (1, b)]);
+                }
+            }
+        }
+        out
+    }
+
+    /// The engine's placement draws some layout every time, so the chances
+    /// of all legal layouts add up to one.
+    #[test]
+    fn the_engine_prior_sums_to_one_over_all_layouts() {
+        let size = Size::new(4, 4);
+        let (long, short) = (Shape::line(3), Shape::line(2));
+        let shapes = [&long, &short];
+        let layouts = all_layouts(size, &shapes);
+        assert!(layouts.len() > 20, "{}", layouts.len());
+        let total: f64 = layouts
+            .iter()
+            .map(|l| engine_log_prior(size, false, &shapes, l).exp())
+            .sum();
+        assert!((total - 1.0).abs() < 1e-9, "{total}");
+    }
 }

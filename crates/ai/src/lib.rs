@@ -16,7 +16,7 @@ pub mod bench;
 mod decide;
 mod heur;
 pub mod infer;
-mod layout;
+pub mod layout;
 pub mod model;
 mod prior;
 pub mod rollout;
@@ -67,6 +67,23 @@ impl Strategy {
 
     pub fn from_id(id: &str) -> Option<Strategy> {
         Strategy::ALL.into_iter().find(|s| s.id() == id)
+    }
+
+    /// How hard the strategy hides its own fleet (see [`layout::Hiding`]):
+    /// the levels above medium hide it from hunters that count placements,
+    /// each more than the one below, and the admiral also from hunters that
+    /// assume the engine's random placement (bayes).
+    pub fn hiding(self) -> layout::Hiding {
+        let (candidates, prior_weight) = match self {
+            Strategy::Random | Strategy::Hunt => (0, 0.0),
+            Strategy::Density => (8, 0.0),
+            Strategy::Bayes => (64, 0.0),
+            Strategy::Admiral => (1024, 10.0),
+        };
+        layout::Hiding {
+            candidates,
+            prior_weight,
+        }
     }
 }
 
@@ -173,10 +190,12 @@ impl Bot {
                 seat,
                 ships: layout::purchase(rules, &mut self.rng),
             }),
-            Phase::Placement => Some(match layout::layout(seat, view, rules, &mut self.rng) {
-                Some(ships) => Command::Place { seat, ships },
-                None => Command::PlaceRandom { seat },
-            }),
+            Phase::Placement => Some(
+                match layout::layout(seat, self.strategy.hiding(), view, rules, &mut self.rng) {
+                    Some(ships) => Command::Place { seat, ships },
+                    None => Command::PlaceRandom { seat },
+                },
+            ),
             Phase::Battle => self.battle_command(seat, view, rules),
             Phase::Finished => None,
         }

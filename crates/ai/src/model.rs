@@ -98,6 +98,29 @@ pub struct Area {
 }
 
 impl Area {
+    /// An area of unknown cells hiding one ship of each type, under the plain
+    /// rules (no hard-rule volleys, no hit types, a uniform prior).
+    pub fn plain(size: Size, types: Vec<(String, Shape)>, no_touch: bool) -> Area {
+        let n = size.cell_count();
+        Area {
+            board: 0,
+            origin: Cell::new(0, 0),
+            size,
+            owner: None,
+            cells: vec![Known::Unknown; n],
+            hit_kind: vec![None; n],
+            sunk_by_kind: vec![0; types.len()],
+            ships: (0..types.len()).map(|kind| HiddenShip { kind }).collect(),
+            ranks: (0..types.len()).collect(),
+            types,
+            no_touch,
+            hard: false,
+            volleys: Vec::new(),
+            sunk_ships: Vec::new(),
+            sequential_prior: false,
+        }
+    }
+
     pub fn target(&self, index: usize) -> Target {
         let local = self.size.cell(index);
         Target {
@@ -529,23 +552,15 @@ pub(crate) fn test_area(rows: &[&str], lengths: &[u16], no_touch: bool) -> Area 
         .iter()
         .map(|&len| (format!("ship{len}"), Shape::line(len)))
         .collect();
-    Area {
-        board: 1,
-        origin: Cell::new(0, 0),
-        size: Size::new(rows[0].len() as u16, rows.len() as u16),
-        owner: Some(1),
-        hit_kind: vec![None; cells.len()],
-        cells,
-        sunk_by_kind: vec![0; types.len()],
-        ships: (0..types.len()).map(|kind| HiddenShip { kind }).collect(),
-        ranks: (0..types.len()).collect(),
+    let mut area = Area::plain(
+        Size::new(rows[0].len() as u16, rows.len() as u16),
         types,
         no_touch,
-        hard: false,
-        volleys: Vec::new(),
-        sunk_ships: Vec::new(),
-        sequential_prior: false,
-    }
+    );
+    area.board = 1;
+    area.owner = Some(1);
+    area.cells = cells;
+    area
 }
 
 #[cfg(test)]

@@ -25,8 +25,9 @@ pub struct BenchArgs {
     #[arg(long = "option", value_name = "KEY=VALUE")]
     pub options: Vec<String>,
     /// Where the hunted fleet comes from: `engine` (the engine's random
-    /// placement, largest ship first) or `uniform` (uniform among all legal
-    /// layouts, by rejection, as published benchmarks assume).
+    /// placement, largest ship first), `uniform` (uniform among all legal
+    /// layouts, by rejection, as published benchmarks assume) or a level
+    /// (`easy` … `admiral`: as a bot of that level hides its own fleet).
     #[arg(long, default_value = "engine")]
     pub layouts: String,
     /// A second strategy played on the same games: the report adds the paired
@@ -105,8 +106,12 @@ pub fn run(args: BenchArgs) -> Result<()> {
     }
     let preset =
         Preset::from_id(&args.preset).ok_or_else(|| anyhow!("unknown preset '{}'", args.preset))?;
-    let layouts = Layouts::from_id(&args.layouts)
-        .ok_or_else(|| anyhow!("unknown --layouts '{}' (engine or uniform)", args.layouts))?;
+    let layouts = Layouts::from_id(&args.layouts).ok_or_else(|| {
+        anyhow!(
+            "unknown --layouts '{}' (engine, uniform, or a level: easy … admiral)",
+            args.layouts
+        )
+    })?;
     let config = BenchConfig {
         preset,
         strategy: strategy(&args.strategy)?,
