@@ -74,7 +74,8 @@ impl Bot {
                         layouts: Some(layouts),
                     };
                 }
-                let (p, rank) = self.score(&area, count, view.salvo_round);
+                let (p, rank) =
+                    self.score(&area, count, view.salvo_round, view.mode == Mode::Space);
                 Scored {
                     area,
                     p,
@@ -174,11 +175,20 @@ impl Bot {
     /// The strategy's hit probability for every cell of an area, and its raw
     /// score when that, not the probability, orders the cells.
     ///
+    /// In a space duel bayes fires by the placement count's order, with the
+    /// sampler's probabilities for its abilities.
+    ///
     /// In a salvo round the sampler draws from a seed made of what everybody
     /// sees of the area, so that two bots sampling the same facts reach the
     /// same probabilities and can foresee each other's shots
     /// (see [`yield_to_earlier`]).
-    fn score(&mut self, area: &Area, areas: usize, salvo: bool) -> (Vec<f64>, Option<Vec<f64>>) {
+    fn score(
+        &mut self,
+        area: &Area,
+        areas: usize,
+        salvo: bool,
+        space: bool,
+    ) -> (Vec<f64>, Option<Vec<f64>>) {
         let raw = match self.strategy {
             Strategy::Random => {
                 let p = area
@@ -196,7 +206,12 @@ impl Bot {
                 } else {
                     infer::probabilities(area, effort, &mut self.rng)
                 };
-                return (p, None);
+                // In a space duel the sampler mixes poorly (fourteen ships
+                // that may not touch on 200 cells) and the placement count
+                // aims better; where several areas or a salvo compare cells,
+                // the sampler's probabilities do (measured in docs/ai.md).
+                let rank = (space && areas == 1 && !salvo).then(|| heur::density(area));
+                return (p, rank);
             }
             Strategy::Hunt => heur::hunt(area, self.parity_offset),
             Strategy::Density => heur::density(area),

@@ -74,12 +74,50 @@ pub fn hunt(area: &Area, parity_offset: usize) -> Vec<f64> {
             }
         }
     }
+    // Hard rule: a volley that hit some of its cells leaves them "fired,
+    // result unknown"; each is a hit with the volley's share of hits, and its
+    // neighbours are worth looking at in that measure.
+    for (i, &share) in fired_shares(area).iter().enumerate() {
+        if share > 0.0 {
+            let at = size.cell(i);
+            for c in size.neighbours(at) {
+                let j = size.index(c);
+                // Diagonal neighbours hold the rest of a V-shaped seaplane.
+                let straight = c.col == at.col || c.row == at.row;
+                let value = if straight {
+                    1.0 + 3.0 * share
+                } else {
+                    1.0 + share
+                };
+                if area.cells[j].targetable() && value > score[j] {
+                    score[j] = value;
+                }
+            }
+        }
+    }
     for (i, s) in score.iter_mut().enumerate() {
         if !area.cells[i].targetable() {
             *s = 0.0;
         }
     }
     score
+}
+
+/// Per cell, the share of hits of the hard-rule volley that left it "fired,
+/// result unknown" (0 elsewhere): the chance it is a hit, as far as the
+/// simpler strategies reason.
+fn fired_shares(area: &Area) -> Vec<f64> {
+    let mut shares = vec![0.0; area.cells.len()];
+    for volley in &area.volleys {
+        let hits: u32 = volley.hits_by_kind.iter().sum();
+        let share = hits as f64 / volley.cells.len().max(1) as f64;
+        for &i in &volley.cells {
+            if area.cells[i] == Known::Fired {
+                shares[i] = share;
+            }
+        }
+    }
+    shares
 }
 
 /// Probability density: every placement of every hidden ship that avoids known
@@ -89,6 +127,7 @@ pub fn density(area: &Area) -> Vec<f64> {
     let n = area.cells.len();
     let mut score = vec![0.0; n];
     let forbidden = area.closed_to_ships();
+    let shares = fired_shares(area);
     for k in 0..area.types.len() {
         let count = area.ships.iter().filter(|s| s.kind == k).count() as f64;
         if count == 0.0 {
@@ -103,12 +142,9 @@ pub fn density(area: &Area) -> Vec<f64> {
                 // A ship entirely hit would have sunk.
                 return;
             }
-            let weight = count
-                * if hits > 0 {
-                    100.0f64.powi(hits as i32)
-                } else {
-                    1.0
-                };
+            // A fired cell of unknown result counts as its volley's share of a hit.
+            let fired: f64 = cells.iter().map(|&i| shares[i]).sum();
+            let weight = count * 100.0f64.powf(hits as f64 + fired);
             for &index in cells {
                 if area.cells[index].targetable() {
                     score[index] += weight;
@@ -145,7 +181,55 @@ mod tests {
     use broadside_engine::Cell;
 
     use super::*;
-    use crate::model::test_area;
+    use crate::model::{test_area, VolleyFact};
+
+    /// Hard rule: a volley of three that hit twice leaves its cells "fired,
+    /// result unknown"; both simpler strategies look next to them first, and
+    /// not next to the cells of a volley that hit once.
+    #[test]
+    fn a_volley_that_hit_draws_the_next_shots_to_its_cells() {
+        let mut a = test_area(
+            &[
+                "~~~~~~~", "~+~~~~~", "~~~~~~~", "~~~~~~~", "~~~~+~~", "~~~~~~~", "~~~~~~~",
+            ],
+            &[3, 2],
+            false,
+        );
+        a.hard = true;
+        let cell = |col, row| a.size.index(Cell::new(col, row));
+        // Volleys: (1,1) with two water cells elsewhere hit once; (4,4) and two
+        // others hit twice. Only the fired cells of unknown result matter.
+        a.volleys = vec![
+            VolleyFact {
+                cells: vec![cell(1, 1), 0, 6],
+                hits_by_kind: vec![1, 0],
+            },
+            VolleyFact {
+                cells: vec![cell(4, 4), 42, 48],
+                hits_by_kind: vec![1, 1],
+            },
+        ];
+        let near = |score: &[f64], col: u16, row: u16| {
+            [(0, 1), (2, 1), (1, 0), (1, 2)]
+                .iter()
+                .map(|&(dc, dr): &(i32, i32)| {
+                    score[cell((col as i32 + dc - 1) as u16, (row as i32 + dr - 1) as u16)]
+                })
+                .fold(0.0, f64::max)
+        };
+        for score in [hunt(&a, 0), density(&a)] {
+            let best = (0..score.len())
+                .max_by(|&x, &y| score[x].total_cmp(&score[y]))
+                .expect("cells");
+            let at = a.size.cell(best);
+            assert_eq!(
+                at.col.abs_diff(4) + at.row.abs_diff(4),
+                1,
+                "{at:?} in {score:?}"
+            );
+            assert!(near(&score, 1, 1) > score[cell(5, 1)], "{score:?}");
+        }
+    }
 
     #[test]
     fn density_fires_a_scanned_part_before_a_cell_that_is_only_likely() {

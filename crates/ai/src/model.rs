@@ -534,7 +534,7 @@ fn guess_space_fleet(rules: &Rules, sunk: &[String], afloat: u32, total: u32) ->
 }
 
 /// An area for unit tests, from view rows (`~` unknown, `X` hit, `!` scanned,
-/// `#` sunk, anything else water), hiding one straight ship of each length.
+/// `#` sunk, `+` fired with unknown result, anything else water), hiding one straight ship of each length.
 #[cfg(test)]
 pub(crate) fn test_area(rows: &[&str], lengths: &[u16], no_touch: bool) -> Area {
     let cells: Vec<Known> = rows
@@ -545,6 +545,7 @@ pub(crate) fn test_area(rows: &[&str], lengths: &[u16], no_touch: bool) -> Area 
             'X' => Known::Hit,
             '!' => Known::Scanned,
             '#' => Known::Sunk,
+            '+' => Known::Fired,
             _ => Known::Water,
         })
         .collect();
