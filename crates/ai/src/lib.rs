@@ -82,6 +82,7 @@ impl Strategy {
         };
         layout::Hiding {
             candidates,
+            abilities: false,
             prior_weight,
         }
     }
