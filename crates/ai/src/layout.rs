@@ -79,9 +79,10 @@ const HIDING_TRIALS: usize = 4;
 pub struct Hiding {
     pub candidates: usize,
     /// Space abilities strike whole columns and squares, which the density
-    /// hunter that judges the candidates does not: there the candidates are
-    /// scaled down with the board like the most (measured: expert vs hard in
-    /// space duels 51 % with 32 candidates, 44.5 % with 64, 200 games).
+    /// hunter that judges the candidates ignores: there every level's count
+    /// is scaled down with the board, as the admiral's is everywhere
+    /// (measured: expert vs hard in space duels 51 % with 32 candidates,
+    /// 44.5 % with 64, 200 games). Set by [`layout`] from the mode.
     pub abilities: bool,
     /// How much a layout's unlikeliness under the engine's random placement
     /// counts, in shots per unit of log-probability: hunters that assume
@@ -90,9 +91,9 @@ pub struct Hiding {
 }
 
 /// A layout for the seat's whole fleet, in board coordinates, or `None` when
-/// the view does not say what to place. With `hiding` above 0 it is the
-/// hardest of that many candidates for a density hunter ([`hidden`]);
-/// otherwise one of the styles.
+/// the view does not say what to place. With hiding candidates it is the
+/// hardest of them for hunters to find ([`hidden`]); otherwise one of the
+/// styles.
 pub fn layout<R: Rng>(
     seat: usize,
     hiding: Hiding,
@@ -272,14 +273,17 @@ fn engine_log_prior(
     for (shape, (_, cells)) in shapes.iter().zip(layout) {
         let rotations = shape.distinct_rotations();
         let drawn = rotations.len() as f64;
+        // The chance of drawing one given anchor of rotation `r`.
+        let chance = |r: &Shape| {
+            1.0 / (drawn
+                * ((size.cols - r.width() + 1) as f64 * (size.rows - r.height() + 1) as f64))
+        };
         let mut room = 0.0;
         for (_, r) in &rotations {
             if r.width() > size.cols || r.height() > size.rows {
                 continue;
             }
-            let q = 1.0
-                / (drawn
-                    * ((size.cols - r.width() + 1) as f64 * (size.rows - r.height() + 1) as f64));
+            let q = chance(r);
             for row in 0..=size.rows - r.height() {
                 for col in 0..=size.cols - r.width() {
                     if r.cells()
@@ -309,10 +313,7 @@ fn engine_log_prior(
                 placed.sort();
                 placed == own
             })
-            .map(|(_, r)| {
-                1.0 / (drawn
-                    * ((size.cols - r.width() + 1) as f64 * (size.rows - r.height() + 1) as f64))
-            })
+            .map(|(_, r)| chance(r))
             .unwrap_or(1e-12);
         total += (q / room.max(1e-12)).ln();
         for &c in cells {
