@@ -72,22 +72,32 @@ const MAX_CANDIDATES: usize = 1024;
 const HIDING_TRIALS: usize = 4;
 
 /// How a bot hides its fleet: the hardest of `candidates` random layouts
-/// for a hunter to find ([`hidden`]), at most [`MAX_CANDIDATES`] on a 10×10
-/// board and proportionally fewer on bigger ones. With no candidates, one of
-/// the plain styles.
+/// for a hunter to find ([`hidden`]). With no candidates, one of the plain
+/// styles.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hiding {
     pub candidates: usize,
-    /// Space abilities strike whole columns and squares, which the density
-    /// hunter that judges the candidates ignores: there every level's count
-    /// is scaled down with the board, as the admiral's is everywhere
-    /// (measured: expert vs hard in space duels 51 % with 32 candidates,
-    /// 44.5 % with 64, 200 games). Set by [`layout`] from the mode.
-    pub abilities: bool,
     /// How much a layout's unlikeliness under the engine's random placement
     /// counts, in shots per unit of log-probability: hunters that assume
     /// that placement (bayes) look there last.
     pub prior_weight: f64,
+}
+
+impl Hiding {
+    /// The candidates weighed on a board: at most [`MAX_CANDIDATES`] on a
+    /// 10×10 board and proportionally fewer on bigger ones. In space every
+    /// level's count is scaled down with the board: its abilities strike
+    /// whole columns and squares, which the density hunter that judges the
+    /// candidates ignores (measured: expert vs hard in space duels 51 % with
+    /// 32 candidates, 44.5 % with 64, 200 games).
+    fn candidates_on(self, size: Size, space: bool) -> usize {
+        let cells = size.cell_count().max(1);
+        if space {
+            (self.candidates * 100 / cells).clamp(1, self.candidates)
+        } else {
+            self.candidates.min(MAX_CANDIDATES * 100 / cells).max(1)
+        }
+    }
 }
 
 /// A layout for the seat's whole fleet, in board coordinates, or `None` when
@@ -129,12 +139,16 @@ pub fn layout<R: Rng>(
         .iter()
         .map(|id| rules.type_index(id).map(|i| &rules.catalogue[i].shape))
         .collect::<Option<_>>()?;
-    let hiding = Hiding {
-        abilities: view.mode == Mode::Space,
-        ..hiding
-    };
     let found = if hiding.candidates > 0 {
-        hidden(area, rules.ships_may_touch, &shapes, hiding, rng)?
+        let candidates = hiding.candidates_on(area, view.mode == Mode::Space);
+        hidden(
+            area,
+            rules.ships_may_touch,
+            &shapes,
+            candidates,
+            hiding.prior_weight,
+            rng,
+        )?
     } else {
         styled(area, rules.ships_may_touch, &shapes, rng)?
     };
@@ -200,7 +214,7 @@ fn styled<R: Rng>(
     best.map(|(_, found)| found)
 }
 
-/// The hardest of a number of random layouts for hunters to find: each
+/// The hardest of `candidates` random layouts for hunters to find: each
 /// candidate is hunted [`HIDING_TRIALS`] times by the density count (with
 /// other tie-breaks each time, [`rollout::World::play_out`]); its score is
 /// the mean of those shots, plus `prior_weight` times minus the log of its
@@ -211,19 +225,15 @@ pub fn hidden<R: Rng>(
     size: Size,
     may_touch: bool,
     shapes: &[&Shape],
-    hiding: Hiding,
+    candidates: usize,
+    prior_weight: f64,
     rng: &mut R,
 ) -> Option<Vec<(u8, Cell)>> {
-    let world = hunting_world(size, may_touch, shapes);
+    let area = empty_area(size, may_touch, shapes);
+    let world = rollout::World::new(&area);
     let mut best: Option<(f64, Vec<(u8, Cell)>)> = None;
     let seeds: Vec<u64> = (0..HIDING_TRIALS).map(|_| rng.random()).collect();
-    let cells = size.cell_count().max(1);
-    let candidates = if hiding.abilities {
-        (hiding.candidates * 100 / cells).clamp(1, hiding.candidates)
-    } else {
-        hiding.candidates.min(MAX_CANDIDATES * 100 / cells).max(1)
-    };
-    for _ in 0..candidates {
+    for _ in 0..candidates.max(1) {
         let found = Packer::new(size, may_touch).fill(shapes, rng)?;
         let Some(world) = &world else {
             return Some(found);
@@ -249,8 +259,8 @@ pub fn hidden<R: Rng>(
             })
             .sum();
         let mut score = shots as f64 / seeds.len() as f64;
-        if hiding.prior_weight > 0.0 {
-            score -= hiding.prior_weight * engine_log_prior(size, may_touch, shapes, &layout);
+        if prior_weight > 0.0 {
+            score -= prior_weight * engine_log_prior(&area, &layout);
         }
         if best.as_ref().is_none_or(|(b, _)| score > *b) {
             best = Some((score, found));
@@ -261,64 +271,39 @@ pub fn hidden<R: Rng>(
 
 /// The natural log of the chance that the engine's random placement (R-2.6:
 /// largest first, a rotation drawn, then an anchor, drawn again until the
-/// ship fits) lays out exactly `layout` (ships in placement order).
-fn engine_log_prior(
-    size: Size,
-    may_touch: bool,
-    shapes: &[&Shape],
-    layout: &rollout::Layout,
-) -> f64 {
+/// ship fits) lays out exactly `layout` on an empty `area` whose types are
+/// the ships in placement order.
+fn engine_log_prior(area: &Area, layout: &rollout::Layout) -> f64 {
+    let size = area.size;
     let mut closed = vec![false; size.cell_count()];
     let mut total = 0.0;
-    for (shape, (_, cells)) in shapes.iter().zip(layout) {
-        let rotations = shape.distinct_rotations();
-        let drawn = rotations.len() as f64;
-        // The chance of drawing one given anchor of rotation `r`.
-        let chance = |r: &Shape| {
-            1.0 / (drawn
-                * ((size.cols - r.width() + 1) as f64 * (size.rows - r.height() + 1) as f64))
-        };
-        let mut room = 0.0;
-        for (_, r) in &rotations {
-            if r.width() > size.cols || r.height() > size.rows {
-                continue;
-            }
-            let q = chance(r);
-            for row in 0..=size.rows - r.height() {
-                for col in 0..=size.cols - r.width() {
-                    if r.cells()
-                        .iter()
-                        .all(|&(x, y)| !closed[size.index(Cell::new(col + x, row + y))])
-                    {
-                        room += q;
-                    }
-                }
-            }
-        }
-        // This ship's own rotation: the one whose cells, at its corner, are its cells.
-        let mut own: Vec<Cell> = cells.iter().map(|&c| size.cell(c as usize)).collect();
-        own.sort();
-        let corner = (
-            own.iter().map(|c| c.col).min().unwrap_or(0),
-            own.iter().map(|c| c.row).min().unwrap_or(0),
-        );
-        let q = rotations
-            .iter()
-            .find(|(_, r)| {
-                let mut placed: Vec<Cell> = r
-                    .cells()
-                    .iter()
-                    .map(|&(x, y)| Cell::new(corner.0 + x, corner.1 + y))
-                    .collect();
-                placed.sort();
-                placed == own
+    for (kind, cells) in layout {
+        let shape = &area.types[*kind].1;
+        let drawn = shape.distinct_rotations().len() as f64;
+        // The chance of drawing one given anchor, per rotation that fits.
+        let chance: Vec<f64> = shape
+            .distinct_rotations()
+            .into_iter()
+            .filter(|(_, r)| r.width() <= size.cols && r.height() <= size.rows)
+            .map(|(_, r)| {
+                let anchors =
+                    (size.cols - r.width() + 1) as f64 * (size.rows - r.height() + 1) as f64;
+                1.0 / (drawn * anchors)
             })
-            .map(|(_, r)| chance(r))
-            .unwrap_or(1e-12);
-        total += (q / room.max(1e-12)).ln();
+            .collect();
+        let mut own: Vec<usize> = cells.iter().map(|&c| c as usize).collect();
+        own.sort_unstable();
+        let (mut room, mut mine) = (0.0, 1e-12);
+        area.for_each_placement(*kind, &closed, |rotation, placed| {
+            room += chance[rotation];
+            if placed.len() == own.len() && placed.iter().all(|c| own.binary_search(c).is_ok()) {
+                mine = chance[rotation];
+            }
+        });
+        total += (mine / f64::max(room, 1e-12)).ln();
         for &c in cells {
             closed[c as usize] = true;
-            if !may_touch {
+            if area.no_touch {
                 for n in size.neighbours(size.cell(c as usize)) {
                     closed[size.index(n)] = true;
                 }
@@ -328,18 +313,16 @@ fn engine_log_prior(
     total
 }
 
-/// An empty area holding one ship of each shape: where a density hunter
-/// starts.
-fn hunting_world(size: Size, may_touch: bool, shapes: &[&Shape]) -> Option<rollout::World> {
+/// An empty area holding one ship of each shape, the types in placement
+/// order: where a density hunter starts.
+fn empty_area(size: Size, may_touch: bool, shapes: &[&Shape]) -> Area {
     let types: Vec<(String, Shape)> = shapes
         .iter()
         .enumerate()
         .map(|(i, &s)| (format!("ship{i}"), s.clone()))
         .collect();
-    let area = Area::plain(size, types, !may_touch);
-    rollout::World::new(&area)
+    Area::plain(size, types, !may_touch)
 }
-
 /// How many placements of the fleet's ships cover each cell of an empty area:
 /// what a density hunter fires at first.
 fn heat_map(size: Size, shapes: &[&Shape]) -> Vec<f64> {
@@ -435,7 +418,7 @@ mod tests {
         assert!(layouts.len() > 20, "{}", layouts.len());
         let total: f64 = layouts
             .iter()
-            .map(|l| engine_log_prior(size, false, &shapes, l).exp())
+            .map(|l| engine_log_prior(&empty_area(size, false, &shapes), l).exp())
             .sum();
         assert!((total - 1.0).abs() < 1e-9, "{total}");
     }

@@ -82,7 +82,6 @@ impl Strategy {
         };
         layout::Hiding {
             candidates,
-            abilities: false,
             prior_weight,
         }
     }
