@@ -103,8 +103,21 @@ test("on a phone: the shared sea scrolls inside its card and placement starts at
   await placeRandomAndReady(page);
   await page.waitForSelector(".battle #submit-salvo");
   await assertFits(page, "the shared sea in battle");
-  const sea = await page.$eval(".sea-card .board-scroll", (el) => ({ scroll: el.scrollWidth, width: el.clientWidth }));
-  assert.ok(sea.scroll > sea.width, "the sea scrolls sideways in its card");
+  // Read until the sea is laid out (a redraw may be under way); the message
+  // says what was measured last if it never scrolls.
+  const scrolls = await page
+    .waitForFunction(() => {
+      const el = document.querySelector(".sea-card .board-scroll");
+      return el && el.scrollWidth > el.clientWidth;
+    }, null, { timeout: 5000 })
+    .then(() => true, () => false);
+  const sea = await page.$eval(".sea-card .board-scroll", (el) => ({
+    scroll: el.scrollWidth,
+    width: el.clientWidth,
+    cols: el.querySelector(".board")?.style.getPropertyValue("--cols"),
+    cell: getComputedStyle(el.querySelector(".board")).getPropertyValue("--cell"),
+  }));
+  assert.ok(scrolls, `the sea scrolls sideways in its card: ${JSON.stringify(sea)}`);
   // Scrolled to the end, the last column can be aimed at.
   await page.$eval(".sea-card .board-scroll", (el) => (el.scrollLeft = el.scrollWidth));
   const last = page.locator(".target-board .cell.blk-foe.m-unknown").last();

@@ -227,6 +227,52 @@ impl Area {
     }
 }
 
+/// A seat's own waters: its board, or its block of the shared sea.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Waters {
+    pub board: usize,
+    pub origin: Cell,
+    pub size: Size,
+}
+
+impl Waters {
+    /// `seat`'s waters as `view` shows them; `None` where the view does not
+    /// say which they are (another seat's secret block of the shared sea).
+    pub fn of(seat: usize, view: &View, rules: &Rules) -> Option<Waters> {
+        match view.mode {
+            Mode::SharedSea => view
+                .blocks
+                .as_deref()?
+                .iter()
+                .find(|b| b.owner == Some(seat))
+                .map(|b| Waters {
+                    board: 0,
+                    origin: b.origin,
+                    size: rules.board,
+                }),
+            _ => view
+                .boards
+                .iter()
+                .position(|b| b.owner == Some(seat))
+                .map(|board| Waters {
+                    board,
+                    origin: Cell::new(0, 0),
+                    size: view.board_size,
+                }),
+        }
+    }
+
+    fn holds(self, board: usize, cell: Cell) -> bool {
+        board == self.board
+            && cell.col >= self.origin.col
+            && cell.row >= self.origin.row
+            && self.size.contains(Cell::new(
+                cell.col - self.origin.col,
+                cell.row - self.origin.row,
+            ))
+    }
+}
+
 /// What a bot remembers from the events it observed: the facts a view does not
 /// keep (hard-rule volley counts, hit types of the brasil easy rule).
 #[derive(Clone, Debug, Default)]
@@ -238,6 +284,8 @@ pub struct Memory {
     foreseen: BTreeMap<usize, BTreeSet<(usize, Cell)>>,
     /// Per seat: foreseen cells it did fire at, and cells foreseen.
     foresight: BTreeMap<usize, (u32, u32)>,
+    /// Per shooter, every shot it was seen firing: (board, cell).
+    shots: BTreeMap<usize, Vec<(usize, Cell)>>,
 }
 
 impl Memory {
@@ -249,6 +297,16 @@ impl Memory {
         let (right, foreseen) = self.foresight.get(&seat).copied().unwrap_or((0, 0));
         // Two pseudo-observations, one of each.
         (right as f64 + 1.0) / (foreseen as f64 + 2.0)
+    }
+
+    /// How much of `shooter`'s fire went at `waters`, the seat's own
+    /// board or block: its shots there over all its shots, with one
+    /// pseudo-shot at each of the `seats` (a seat not seen firing yet counts
+    /// as shooting at random).
+    pub fn shoots_at(&self, shooter: usize, waters: Waters, seats: usize) -> f64 {
+        let shots = self.shots.get(&shooter).map_or(&[][..], Vec::as_slice);
+        let at = shots.iter().filter(|&&(b, c)| waters.holds(b, c)).count();
+        (at as f64 + 1.0) / (shots.len() as f64 + seats.max(1) as f64)
     }
 
     /// Notes the cells this bot foresees `seat` firing at in this salvo round.
@@ -278,6 +336,12 @@ impl Memory {
             }
         }
         for event in events {
+            if let Event::Shot {
+                shooter, board, at, ..
+            } = event
+            {
+                self.shots.entry(*shooter).or_default().push((*board, *at));
+            }
             match event {
                 Event::Volley {
                     shooter,

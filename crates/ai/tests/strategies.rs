@@ -150,3 +150,73 @@ fn bots_that_aim_alike_split_a_salvo_round_instead_of_firing_at_the_same_cells()
         );
     }
 }
+
+/// A focused salvo round of three seats in which `shooter` fires every shot
+/// at seat 2 and the others fire elsewhere; then seat 2's bot chooses.
+fn focus_after_being_shot_by(shooter: usize, strategy: Strategy) -> Option<usize> {
+    use broadside_engine::SalvoMode;
+    let setup = Setup {
+        preset: Preset::Classic,
+        seats: 3,
+        seed: 9,
+        options: Options {
+            salvo: Some(SalvoMode::Focus),
+            ..Options::default()
+        },
+        teams: None,
+    };
+    let mut game = Game::new(&setup).expect("a focus game");
+    let mut bot = Bot::new(strategy, 4);
+    for seat in 0..3 {
+        game.apply(Command::PlaceRandom { seat }).expect("placed");
+    }
+    // Each seat's four shots on one board, along its top row: seat 2 at
+    // seat 0 or 1, and whoever is not the shooter at the third board.
+    let victims = [
+        if shooter == 0 { 2 } else { 1 },
+        if shooter == 1 { 2 } else { 0 },
+        0,
+    ];
+    for (seat, &board) in victims.iter().enumerate() {
+        let shots = (0..4)
+            .map(|col| Target {
+                board,
+                at: Cell::new(col * 2 + seat as u16 % 2, 0),
+            })
+            .collect();
+        let events = game
+            .apply(Command::Salvo {
+                seat,
+                shots,
+                action: None,
+            })
+            .expect("a legal salvo");
+        bot.observe(&game.events_for(Some(2), &events));
+    }
+    let view = game.view(Some(2));
+    match bot.next_command(&view, game.rules()) {
+        Some(Command::Salvo { shots, .. }) => {
+            let boards: std::collections::BTreeSet<usize> = shots.iter().map(|t| t.board).collect();
+            assert_eq!(
+                boards.len(),
+                1,
+                "a focused salvo is on one board: {shots:?}"
+            );
+            boards.first().copied()
+        }
+        other => panic!("expected a salvo, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_focused_salvo_goes_back_at_the_seat_that_fired_at_this_one() {
+    for strategy in [Strategy::Hunt, Strategy::Density, Strategy::Bayes] {
+        for shooter in [0, 1] {
+            assert_eq!(
+                focus_after_being_shot_by(shooter, strategy),
+                Some(shooter),
+                "{strategy:?}: seat {shooter} fired at seat 2"
+            );
+        }
+    }
+}
