@@ -323,6 +323,7 @@ fn empty_area(size: Size, may_touch: bool, shapes: &[&Shape]) -> Area {
         .collect();
     Area::plain(size, types, !may_touch)
 }
+
 /// How many placements of the fleet's ships cover each cell of an empty area:
 /// what a density hunter fires at first.
 fn heat_map(size: Size, shapes: &[&Shape]) -> Vec<f64> {
