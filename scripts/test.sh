@@ -36,7 +36,14 @@ cargo clippy --workspace --all-targets -- -D warnings
 step "cargo test (release)"
 cargo test --workspace --release
 step "the server's suites again, on PostgreSQL"
-BROADSIDE_TEST_BACKEND=postgres cargo test --release -p broadside-server --tests
+# The server's tests, selected by name within the whole workspace: with
+# `-p broadside-server` cargo would resolve the dependencies' features for
+# that package alone and build most of them a second time.
+server_tests=()
+for file in crates/server/tests/*.rs; do
+  server_tests+=(--test "$(basename "$file" .rs)")
+done
+BROADSIDE_TEST_BACKEND=postgres cargo test --release --workspace --lib "${server_tests[@]}"
 # The suites' databases (bs_test_*, bs_cluster_*) are dropped as they end;
 # whatever an interrupted run left behind goes now.
 psql "$BROADSIDE_TEST_POSTGRES" -X -q -t -A -c \
