@@ -11,12 +11,14 @@ use rand::Rng;
 use crate::model::Area;
 use crate::rollout;
 
-/// A sensible shop purchase: the default fleet, sometimes with the
-/// space station (reserve) instead of the dreadnought (nuke) and the credits
-/// left over spent on a fighter.
-pub fn purchase<R: Rng>(rules: &Rules, rng: &mut R) -> BTreeMap<String, u32> {
+/// A sensible shop purchase: the default fleet. With `vary`, four
+/// times in ten the space station (reserve) instead of the dreadnought (nuke)
+/// and the credits left over spent on a fighter: the levels that vary their
+/// fleet do so, the stronger ones keep the dreadnought, which wins more
+/// (docs/ai.md, "Space: the shop").
+pub fn purchase<R: Rng>(rules: &Rules, vary: bool, rng: &mut R) -> BTreeMap<String, u32> {
     match station_purchase(rules) {
-        Some(ships) if rng.random_bool(0.4) => ships,
+        Some(ships) if vary && rng.random_bool(0.4) => ships,
         _ => crate::default_purchase(rules),
     }
 }

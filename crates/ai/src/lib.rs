@@ -69,6 +69,13 @@ impl Strategy {
         Strategy::ALL.into_iter().find(|s| s.id() == id)
     }
 
+    /// Whether the bot varies its space fleet (the station instead of the
+    /// dreadnought, at times), as easy and medium do; the stronger levels buy
+    /// the fleet that wins more.
+    pub fn varies_fleet(self) -> bool {
+        matches!(self, Strategy::Random | Strategy::Hunt)
+    }
+
     /// How hard the strategy hides its own fleet (see [`layout::Hiding`]):
     /// the levels above medium hide it from hunters that count placements,
     /// each more than the one below, and the admiral also from hunters that
@@ -188,7 +195,7 @@ impl Bot {
         match view.phase {
             Phase::Shop => Some(Command::Buy {
                 seat,
-                ships: layout::purchase(rules, &mut self.rng),
+                ships: layout::purchase(rules, self.strategy.varies_fleet(), &mut self.rng),
             }),
             Phase::Placement => Some(
                 match layout::layout(seat, self.strategy.hiding(), view, rules, &mut self.rng) {

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use broadside_engine::{Cell, Event, Mode, Rules, Shape, Size, Target, View};
+use broadside_engine::{Cell, Event, Mode, Rules, Shape, ShipAbility, Size, Target, View};
 
 /// What the seat knows of one cell of an opponent's waters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -559,19 +559,30 @@ fn build(
     area
 }
 
-/// in space only the number of ships is public. The guess is the
-/// purchase the count fits best — the default fleet, or the one with the
+/// in space only the number of ships is public. The guess is the fleet
+/// a seat most plausibly bought that explains all that is public: how many
+/// ships it has afloat and in total, and the types already sunk.
+///
+/// The bots' own purchases come first: the default fleet, or the one with the
 /// space station (whose reserve adds fighters later, so a count above it fits
-/// it too) — without the types already sunk, cut or padded with fighters to
-/// the public count afloat.
+/// it too). Any other fleet is found by a search of every purchase the shop
+/// allows (`shop_search`), so that an unusual fleet, such as many small ships,
+/// is not hunted for ships it cannot have. Only where nothing fits is the
+/// default cut or padded with fighters to the count afloat.
 fn guess_space_fleet(rules: &Rules, sunk: &[String], afloat: u32, total: u32) -> Fleet {
-    let count = |fleet: &Fleet| fleet.values().sum::<u32>();
     let default = crate::default_purchase(rules);
-    let purchase = match crate::layout::station_purchase(rules) {
-        Some(station) if total != count(&default) && total >= count(&station) => station,
-        _ => default,
-    };
-    let mut list: Vec<String> = purchase
+    let station = crate::layout::station_purchase(rules);
+    let explained = std::iter::once(default.clone())
+        .chain(station)
+        .find_map(|purchase| afloat_fleet(rules, &purchase, sunk, afloat, total))
+        .or_else(|| {
+            shop_search(rules, &default, sunk, total)
+                .and_then(|purchase| afloat_fleet(rules, &purchase, sunk, afloat, total))
+        });
+    if let Some(fleet) = explained {
+        return fleet;
+    }
+    let mut list: Vec<String> = default
         .into_iter()
         .flat_map(|(id, n)| std::iter::repeat_n(id, n as usize))
         .collect();
@@ -588,7 +599,7 @@ fn guess_space_fleet(rules: &Rules, sunk: &[String], afloat: u32, total: u32) ->
     });
     list.truncate(afloat as usize);
     while (list.len() as u32) < afloat {
-        list.push("fighter".to_string());
+        list.push(RESERVE_TYPE.to_string());
     }
     let mut fleet = Fleet::new();
     for id in list {
@@ -596,6 +607,157 @@ fn guess_space_fleet(rules: &Rules, sunk: &[String], afloat: u32, total: u32) ->
     }
     fleet
 }
+
+/// The type the reserve lands.
+const RESERVE_TYPE: &str = "fighter";
+
+/// What is left afloat of `purchase` if it explains the public counts: the
+/// ships above the purchase are reserve fighters (only with a space station,
+/// whole squadrons), and every sunk type must have been in the fleet.
+fn afloat_fleet(
+    rules: &Rules,
+    purchase: &Fleet,
+    sunk: &[String],
+    afloat: u32,
+    total: u32,
+) -> Option<Fleet> {
+    let reserve = total.checked_sub(purchase.values().sum())?;
+    let mut fleet = purchase.clone();
+    if reserve > 0 {
+        if !purchase.keys().any(|id| carries_reserve(rules, id)) || !whole_squadrons(reserve) {
+            return None;
+        }
+        *fleet.entry(RESERVE_TYPE.to_string()).or_insert(0) += reserve;
+    }
+    for id in sunk {
+        let count = fleet.get_mut(id).filter(|n| **n > 0)?;
+        *count -= 1;
+    }
+    fleet.retain(|_, n| *n > 0);
+    (fleet.values().sum::<u32>() == afloat).then_some(fleet)
+}
+
+/// The reserve lands its fighters three at a time (R-7.9; fewer only on a
+/// field with no room left, which the guess does not expect).
+fn whole_squadrons(fighters: u32) -> bool {
+    fighters % broadside_engine::RESERVE_FIGHTERS as u32 == 0
+}
+
+fn carries_reserve(rules: &Rules, id: &str) -> bool {
+    rules
+        .type_index(id)
+        .is_some_and(|i| rules.catalogue[i].ability == Some(ShipAbility::Reserve))
+}
+
+/// The likeliest purchase (R-7.2: prices, limits, one capital ship, the
+/// credits) that holds `total` ships with the reserve's fighters, and every
+/// sunk type. Preferred, in order: no reserve fighters needed, the fewest
+/// credits left unspent, the fewest ships different from the default fleet.
+/// `None` if none fits, or if the catalogue is too large to search.
+fn shop_search(rules: &Rules, default: &Fleet, sunk: &[String], total: u32) -> Option<Fleet> {
+    struct Type {
+        id: String,
+        price: u32,
+        limit: u32,
+        capital: bool,
+        reserve: bool,
+        needed: u32,
+        default: u32,
+    }
+    struct Search<'a> {
+        types: &'a [Type],
+        credits: u32,
+        total: u32,
+        counts: Vec<u32>,
+        best: Option<((u32, u32, u32), Vec<u32>)>,
+        budget: u32,
+    }
+    impl Search<'_> {
+        fn visit(&mut self, i: usize, ships: u32, spent: u32, capital: bool) -> bool {
+            if self.budget == 0 {
+                return false;
+            }
+            self.budget -= 1;
+            let Some(t) = self.types.get(i) else {
+                self.leaf(ships, spent);
+                return true;
+            };
+            let most = if t.capital && capital { 0 } else { t.limit };
+            for n in 0..=most {
+                let (ships, spent) = (ships + n, spent + n * t.price);
+                if ships > self.total || spent > self.credits {
+                    break;
+                }
+                self.counts[i] = n;
+                if !self.visit(i + 1, ships, spent, capital || (t.capital && n > 0)) {
+                    return false;
+                }
+            }
+            self.counts[i] = 0;
+            true
+        }
+
+        fn leaf(&mut self, ships: u32, spent: u32) {
+            let reserve = self.total - ships;
+            let types = self.types.iter().zip(&self.counts);
+            if reserve > 0
+                && !(whole_squadrons(reserve) && types.clone().any(|(t, &n)| t.reserve && n > 0))
+            {
+                return;
+            }
+            let fits = types.clone().all(|(t, &n)| {
+                let landed = if t.id == RESERVE_TYPE { reserve } else { 0 };
+                n + landed >= t.needed
+            });
+            if !fits {
+                return;
+            }
+            let distance = types.map(|(t, &n)| n.abs_diff(t.default)).sum();
+            let key = (reserve, self.credits - spent, distance);
+            if self.best.as_ref().is_none_or(|(best, _)| key < *best) {
+                self.best = Some((key, self.counts.clone()));
+            }
+        }
+    }
+
+    let types: Vec<Type> = rules
+        .catalogue
+        .iter()
+        .filter(|t| t.price > 0 && t.limit > 0)
+        .map(|t| Type {
+            id: t.id.clone(),
+            price: t.price,
+            limit: t.limit,
+            capital: t.capital,
+            reserve: t.ability == Some(ShipAbility::Reserve),
+            needed: sunk.iter().filter(|id| **id == t.id).count() as u32,
+            default: default.get(&t.id).copied().unwrap_or(0),
+        })
+        .collect();
+    let mut search = Search {
+        types: &types,
+        credits: rules.credits,
+        total,
+        counts: vec![0; types.len()],
+        best: None,
+        budget: SHOP_SEARCH_BUDGET,
+    };
+    if !search.visit(0, 0, 0, false) {
+        return None;
+    }
+    let (_, counts) = search.best?;
+    Some(
+        types
+            .iter()
+            .zip(counts)
+            .filter(|(_, n)| *n > 0)
+            .map(|(t, n)| (t.id.clone(), n))
+            .collect(),
+    )
+}
+
+/// Steps of `shop_search`: the standard catalogue takes a few thousand.
+const SHOP_SEARCH_BUDGET: u32 = 200_000;
 
 /// An area for unit tests, from view rows (`~` unknown, `X` hit, `!` scanned,
 /// `#` sunk, `+` fired with unknown result, anything else water), hiding one straight ship of each length.
@@ -674,5 +836,89 @@ mod tests {
             station_count,
         );
         assert!(!guess.contains_key("station") && !guess.contains_key("dreadnought"));
+    }
+
+    /// What a purchase costs, or `None` if the shop would refuse it.
+    fn legal_cost(rules: &Rules, fleet: &Fleet) -> Option<u32> {
+        let mut cost = 0;
+        let mut capitals = 0;
+        for (id, &n) in fleet {
+            let t = &rules.catalogue[rules.type_index(id)?];
+            if n > t.limit {
+                return None;
+            }
+            cost += n * t.price;
+            capitals += if t.capital { n } else { 0 };
+        }
+        (cost <= rules.credits && capitals <= 1).then_some(cost)
+    }
+
+    /// A fleet unlike the bots' is guessed from the shop, not from the
+    /// default fleet: seventeen small ships are not searched for a capital
+    /// ship and two cruisers, which the credits could not have paid for.
+    #[test]
+    fn an_unusual_space_fleet_is_guessed_from_what_the_shop_allows() {
+        let rules = space_rules();
+        let guess = guess_space_fleet(&rules, &[], 17, 17);
+        assert_eq!(guess.values().sum::<u32>(), 17, "{guess:?}");
+        assert_eq!(legal_cost(&rules, &guess), Some(rules.credits), "{guess:?}");
+        // Fewer ships than the default: a few big ones, still affordable.
+        let guess = guess_space_fleet(&rules, &[], 9, 9);
+        assert_eq!(guess.values().sum::<u32>(), 9, "{guess:?}");
+        assert!(legal_cost(&rules, &guess).is_some(), "{guess:?}");
+        // Three corvettes sunk: the default has one, so the guess has three
+        // and the count afloat is what is left.
+        let sunk = vec!["corvette".to_string(); 3];
+        let guess = guess_space_fleet(&rules, &sunk, 11, 14);
+        assert_eq!(guess.values().sum::<u32>(), 11, "{guess:?}");
+        assert!(!guess.contains_key("corvette"), "{guess:?}");
+        let mut bought = guess.clone();
+        bought.insert("corvette".to_string(), 3);
+        assert!(legal_cost(&rules, &bought).is_some(), "{bought:?}");
+    }
+
+    /// Every legal purchase, drawn at random, is explained by a legal guess
+    /// that holds its sunk types and its count afloat.
+    #[test]
+    fn every_legal_space_fleet_gets_a_legal_guess() {
+        use rand::{Rng, SeedableRng};
+        let rules = space_rules();
+        let mut rng = rand_pcg::Pcg64::seed_from_u64(7);
+        let shop: Vec<usize> = (0..rules.catalogue.len())
+            .filter(|&i| rules.catalogue[i].price > 0)
+            .collect();
+        let mut checked = 0;
+        while checked < 300 {
+            let mut fleet = Fleet::new();
+            for _ in 0..rng.random_range(1..20) {
+                let t = &rules.catalogue[shop[rng.random_range(0..shop.len())]];
+                *fleet.entry(t.id.clone()).or_insert(0) += 1;
+            }
+            if legal_cost(&rules, &fleet).is_none() {
+                continue;
+            }
+            checked += 1;
+            let total: u32 = fleet.values().sum();
+            let mut list: Vec<String> = fleet
+                .iter()
+                .flat_map(|(id, &n)| std::iter::repeat_n(id.clone(), n as usize))
+                .collect();
+            let keep = rng.random_range(1..=list.len());
+            let sunk = list.split_off(keep);
+            let guess = guess_space_fleet(&rules, &sunk, keep as u32, total);
+            assert_eq!(
+                guess.values().sum::<u32>(),
+                keep as u32,
+                "{fleet:?} {sunk:?} {guess:?}"
+            );
+            let mut bought = guess.clone();
+            for id in &sunk {
+                *bought.entry(id.clone()).or_insert(0) += 1;
+            }
+            assert!(
+                legal_cost(&rules, &bought).is_some(),
+                "{fleet:?} {sunk:?} {bought:?}"
+            );
+        }
     }
 }

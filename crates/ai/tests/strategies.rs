@@ -220,3 +220,51 @@ fn a_focused_salvo_goes_back_at_the_seat_that_fired_at_this_one() {
         }
     }
 }
+
+/// What a bot buys in the space shop, over `games` games.
+fn space_purchases(strategy: Strategy, games: u64) -> Vec<std::collections::BTreeMap<String, u32>> {
+    (0..games)
+        .map(|seed| {
+            let setup = Setup {
+                preset: Preset::Space,
+                seats: 2,
+                seed,
+                options: Options::default(),
+                teams: None,
+            };
+            let game = Game::new(&setup).expect("a space game");
+            let mut bot = Bot::new(strategy, seed);
+            match bot.next_command(&game.view(Some(0)), game.rules()) {
+                Some(Command::Buy { ships, .. }) => ships,
+                other => panic!("{strategy:?} in the shop: {other:?}"),
+            }
+        })
+        .collect()
+}
+
+/// The dreadnought's fleet wins more space games than the station's
+/// (docs/ai.md, "Space: the shop"): hard and up always buy it, while easy and
+/// medium vary their fleet.
+#[test]
+fn the_stronger_levels_buy_the_dreadnought_and_the_weaker_vary_their_fleet() {
+    for strategy in [Strategy::Density, Strategy::Bayes, Strategy::Admiral] {
+        for ships in space_purchases(strategy, 20) {
+            assert_eq!(
+                ships.get("dreadnought"),
+                Some(&1),
+                "{strategy:?}: {ships:?}"
+            );
+        }
+    }
+    for strategy in [Strategy::Random, Strategy::Hunt] {
+        let purchases = space_purchases(strategy, 20);
+        let stations = purchases
+            .iter()
+            .filter(|s| s.contains_key("station"))
+            .count();
+        assert!(
+            (1..20).contains(&stations),
+            "{strategy:?}: {stations} of 20 with the station"
+        );
+    }
+}
