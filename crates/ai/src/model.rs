@@ -4,7 +4,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use broadside_engine::{Cell, Event, Mode, Rules, Shape, ShipAbility, Size, Target, View};
+use broadside_engine::{
+    Cell, Event, Mode, Rules, Shape, ShipAbility, Size, Target, View, RESERVE_TYPE,
+};
 
 /// What the seat knows of one cell of an opponent's waters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -608,9 +610,6 @@ fn guess_space_fleet(rules: &Rules, sunk: &[String], afloat: u32, total: u32) ->
     fleet
 }
 
-/// The type the reserve lands.
-const RESERVE_TYPE: &str = "fighter";
-
 /// What is left afloat of `purchase` if it explains the public counts: the
 /// ships above the purchase are reserve fighters (only with a space station,
 /// whole squadrons), and every sunk type must have been in the fleet.
@@ -838,19 +837,22 @@ mod tests {
         assert!(!guess.contains_key("station") && !guess.contains_key("dreadnought"));
     }
 
-    /// What a purchase costs, or `None` if the shop would refuse it.
+    /// What a purchase costs, or `None` if the engine's shop would refuse it
+    ///
     fn legal_cost(rules: &Rules, fleet: &Fleet) -> Option<u32> {
-        let mut cost = 0;
-        let mut capitals = 0;
-        for (id, &n) in fleet {
-            let t = &rules.catalogue[rules.type_index(id)?];
-            if n > t.limit {
-                return None;
-            }
-            cost += n * t.price;
-            capitals += if t.capital { n } else { 0 };
-        }
-        (cost <= rules.credits && capitals <= 1).then_some(cost)
+        let game = broadside_engine::Game::new(&Setup {
+            preset: Preset::Space,
+            seats: 2,
+            seed: 1,
+            options: Options::default(),
+            teams: None,
+        })
+        .expect("a space game");
+        game.check_purchase(fleet).ok()?;
+        fleet
+            .iter()
+            .map(|(id, &n)| Some(n * rules.catalogue[rules.type_index(id)?].price))
+            .sum()
     }
 
     /// A fleet unlike the bots' is guessed from the shop, not from the

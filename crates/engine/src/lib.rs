@@ -25,7 +25,7 @@ pub use command::{
     Action, ActionKind, Command, End, Event, Line, Phase, ScanCell, ShotResult, Target,
 };
 pub use error::RuleError;
-pub use game::{action_area, Game, Status, RESERVE_FIGHTERS};
+pub use game::{action_area, Game, Status, RESERVE_FIGHTERS, RESERVE_TYPE};
 pub use geometry::{label, parse_label, Cell, LabelError, LetterAxis, Size};
 pub use placement::Placement;
 pub use rules::{CustomShip, Mode, Options, Preset, Report, Rules, SalvoMode, Setup};

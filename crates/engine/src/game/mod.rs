@@ -37,7 +37,7 @@ mod timeout;
 mod volley;
 
 pub use actions::action_area;
-pub use reserve::RESERVE_FIGHTERS;
+pub use reserve::{RESERVE_FIGHTERS, RESERVE_TYPE};
 
 /// What every opponent knows of a cell: the common knowledge of a board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

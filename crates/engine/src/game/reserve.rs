@@ -13,6 +13,9 @@ use super::{Game, Mark};
 /// Fighters a reserve brings.
 pub const RESERVE_FIGHTERS: usize = 3;
 
+/// The ship type the reserve lands.
+pub const RESERVE_TYPE: &str = "fighter";
+
 impl Game {
     /// Lands a reserve squadron on the chosen cells, or at random.
     pub(super) fn land_reserve(
@@ -27,7 +30,7 @@ impl Game {
         };
         let fighter = self
             .rules
-            .type_index("fighter")
+            .type_index(RESERVE_TYPE)
             .expect("a reserve needs a station, so this is space, which has fighters");
         let (board, _, _) = self.placement_area(seat);
         for &cell in &cells {
