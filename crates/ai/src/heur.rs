@@ -4,11 +4,16 @@
 use crate::model::{Area, Known};
 
 /// Hunt and target: fire next to open hits (along the line when two hits line
-/// up), otherwise on a parity lattice of the smallest hidden ship.
+/// up), otherwise on a parity lattice of the smallest hidden ship. Like a
+/// careful person, it never fires where no hidden ship can still lie: on a
+/// cell next to a sunk ship when ships may not touch (the shared sea reveals
+/// no water ring, R-9.5), or in a gap too small for every ship still afloat.
 pub fn hunt(area: &Area, parity_offset: usize) -> Vec<f64> {
     let size = area.size;
     let n = area.cells.len();
     let mut score = vec![0.0; n];
+    let open = could_hold_ship(area);
+    let aim = |i: usize| area.cells[i].targetable() && open[i];
     let hit = |col: i32, row: i32| {
         size.contains_signed(col, row)
             && area.cells[row as usize * size.cols as usize + col as usize] == Known::Hit
@@ -37,7 +42,7 @@ pub fn hunt(area: &Area, parity_offset: usize) -> Vec<f64> {
                 continue;
             }
             let j = y as usize * size.cols as usize + x as usize;
-            if !area.cells[j].targetable() {
+            if !aim(j) {
                 continue;
             }
             let along = (dc != 0 && horizontal) || (dr != 0 && vertical);
@@ -64,7 +69,7 @@ pub fn hunt(area: &Area, parity_offset: usize) -> Vec<f64> {
             .max(1);
         let step = if smallest >= 2 { smallest.min(4) } else { 1 };
         for (i, s) in score.iter_mut().enumerate() {
-            if area.cells[i].targetable() {
+            if aim(i) {
                 let c = size.cell(i);
                 *s = if (c.col as usize + c.row as usize + parity_offset) % step == 0 {
                     1.0
@@ -89,18 +94,45 @@ pub fn hunt(area: &Area, parity_offset: usize) -> Vec<f64> {
                 } else {
                     1.0 + share
                 };
-                if area.cells[j].targetable() && value > score[j] {
+                if aim(j) && value > score[j] {
                     score[j] = value;
                 }
             }
         }
     }
     for (i, s) in score.iter_mut().enumerate() {
-        if !area.cells[i].targetable() {
+        if !aim(i) {
             *s = 0.0;
         }
     }
     score
+}
+
+/// Per cell, whether a ship still hidden could cover it: some placement of a
+/// hidden ship's type avoids known water, sunk ships and (where ships may not
+/// touch) their neighbours. When nothing is left that fits — a view the
+/// simple count cannot explain — every cell stays open.
+pub fn could_hold_ship(area: &Area) -> Vec<bool> {
+    let mut open = vec![false; area.cells.len()];
+    let closed = area.closed_to_ships();
+    let mut kinds: Vec<usize> = area.ships.iter().map(|s| s.kind).collect();
+    kinds.sort_unstable();
+    kinds.dedup();
+    for kind in kinds {
+        area.for_each_placement(kind, &closed, |_, cells| {
+            for &i in cells {
+                open[i] = true;
+            }
+        });
+    }
+    if !open
+        .iter()
+        .enumerate()
+        .any(|(i, &o)| o && area.cells[i].targetable())
+    {
+        open.fill(true);
+    }
+    open
 }
 
 /// Per cell, the share of hits of the hard-rule volley that left it "fired,
@@ -229,6 +261,36 @@ mod tests {
             );
             assert!(near(&score, 1, 1) > score[cell(5, 1)], "{score:?}");
         }
+    }
+
+    /// Hunt never fires where no hidden ship can lie: next to a sunk ship when
+    /// ships may not touch (the shared sea reveals no water ring), or in a gap
+    /// too short for every ship afloat. Where ships may touch, the cells next
+    /// to a sunk ship stay open.
+    #[test]
+    fn hunt_skips_cells_no_hidden_ship_can_cover() {
+        let rows = [
+            "##~~~~~", "~~~~~~~", "~~~~~~~", "~~~~~~~", "~~~~.~~", "~~~.~.~", "~~~.~.~",
+        ];
+        let near_sunk = [(0, 1), (1, 1), (2, 0), (2, 1)];
+        let short_gap = [(4, 5), (4, 6)];
+        for no_touch in [true, false] {
+            let a = test_area(&rows, &[3], no_touch);
+            let score = hunt(&a, 0);
+            for i in a.targetable() {
+                let c = a.size.cell(i);
+                let at = (c.col, c.row);
+                let closed = short_gap.contains(&at) || (no_touch && near_sunk.contains(&at));
+                assert_eq!(
+                    score[i] == 0.0,
+                    closed,
+                    "{at:?} no_touch={no_touch}: {score:?}"
+                );
+            }
+        }
+        // A view nothing fits leaves every targetable cell open.
+        let a = test_area(&["~.~", "...", "~.~"], &[3], true);
+        assert!(a.targetable().all(|i| hunt(&a, 0)[i] > 0.0));
     }
 
     #[test]
