@@ -79,17 +79,21 @@ impl Strategy {
     /// How hard the strategy hides its own fleet (see [`layout::Hiding`]):
     /// the levels above medium hide it from hunters that count placements,
     /// each more than the one below, and the admiral also from hunters that
-    /// assume the engine's random placement (bayes).
+    /// assume the engine's random placement (bayes). In games of three seats
+    /// or more medium and up also keep their fleet tight
+    /// ([`layout::tightest`]).
     pub fn hiding(self) -> layout::Hiding {
-        let (candidates, prior_weight) = match self {
-            Strategy::Random | Strategy::Hunt => (0, 0.0),
-            Strategy::Density => (8, 0.0),
-            Strategy::Bayes => (64, 0.0),
-            Strategy::Admiral => (1024, 10.0),
+        let (candidates, prior_weight, tight) = match self {
+            Strategy::Random => (0, 0.0, 0),
+            Strategy::Hunt => (0, 0.0, 8),
+            Strategy::Density => (8, 0.0, 64),
+            Strategy::Bayes => (64, 0.0, 64),
+            Strategy::Admiral => (1024, 10.0, 256),
         };
         layout::Hiding {
             candidates,
             prior_weight,
+            tight,
         }
     }
 }

@@ -268,3 +268,64 @@ fn the_stronger_levels_buy_the_dreadnought_and_the_weaker_vary_their_fleet() {
         );
     }
 }
+
+/// How many cells touch seat 0's ships without being part of one, on average
+/// over `games` classic games of `seats` seats where a bot of `strategy`
+/// laid the seat's fleet (the engine accepts every layout).
+fn cells_around_the_fleet(strategy: Strategy, seats: usize, games: u64) -> f64 {
+    let mut total = 0usize;
+    for seed in 0..games {
+        let setup = Setup {
+            preset: Preset::Classic,
+            seats,
+            seed,
+            options: Options::default(),
+            teams: None,
+        };
+        let mut game = Game::new(&setup).expect("a classic game");
+        let view = game.view(Some(0));
+        let command = Bot::new(strategy, seed)
+            .next_command(&view, game.rules())
+            .expect("a placement");
+        let Command::Place { ships, .. } = &command else {
+            panic!("{command:?}");
+        };
+        let rules = game.rules().clone();
+        let size = rules.board;
+        let mut ship = vec![false; size.cell_count()];
+        for p in ships {
+            let shape = &rules.catalogue[rules.type_index(&p.ship_type).expect("a type")].shape;
+            for (c, r) in shape.place(p.at, p.rot) {
+                ship[size.index(Cell::new(c as u16, r as u16))] = true;
+            }
+        }
+        let around = (0..ship.len())
+            .filter(|&i| !ship[i] && size.neighbours(size.cell(i)).any(|c| ship[size.index(c)]))
+            .count();
+        total += around;
+        game.apply(command).expect("a legal layout");
+    }
+    total as f64 / games as f64
+}
+
+/// In salvo rounds a board falls when its last ship is found, and every cell
+/// a sinking rules out brings that nearer: from three seats on, medium and up
+/// keep their fleet tight. Two seats keep the usual layouts.
+#[test]
+fn in_salvo_games_medium_and_up_keep_their_fleet_tight() {
+    let plain = cells_around_the_fleet(Strategy::Random, 4, 30);
+    let duel = cells_around_the_fleet(Strategy::Hunt, 2, 30);
+    let medium = cells_around_the_fleet(Strategy::Hunt, 4, 30);
+    assert!(
+        medium + 3.0 < plain.min(duel),
+        "medium: {medium} cells around, easy {plain}, medium in a duel {duel}"
+    );
+    // The hiding levels weigh candidates that are each the tightest of 64.
+    for strategy in [Strategy::Density, Strategy::Bayes] {
+        let tight = cells_around_the_fleet(strategy, 4, 30);
+        assert!(
+            tight + 3.0 < medium,
+            "{strategy:?}: {tight} cells around, medium {medium}"
+        );
+    }
+}
