@@ -126,6 +126,9 @@ for (const scheme of ["light", "dark"]) {
     const { page, context } = await newPlayer(fixture.chromium.browser, { colorScheme: scheme });
     await openHome(page, fixture.server.url, "Iris");
     await chooseRules(page, "classic");
+    // An easy bot: a medium one now and then sinks the fleet before every
+    // kind of cell has been seen (as in the hasbro screenshots of play.test.js).
+    await page.selectOption("#bot-level", "easy");
     await page.click("#play-bot");
     await page.waitForSelector(".placement");
     await placeRandomAndReady(page);

@@ -105,6 +105,9 @@ test("the space shop asks before buying with more than a tenth of the credits un
 /** A game against a bot of `preset`, past the lobby (whether or not the page stops there). */
 async function botGame(page, preset) {
   await chooseRules(page, preset);
+  // An easy bot: a medium one may sink the fleet before the page has seen
+  // what the test waits for.
+  await page.selectOption("#bot-level", "easy");
   await page.click("#play-bot");
   await page.waitForSelector("#start:not([disabled]), .shop #buy, .placement #random");
   if (await page.locator("#start").count()) await page.click("#start");
