@@ -91,7 +91,7 @@ pub struct Hiding {
     pub prior_weight: f64,
     /// In games of three seats or more, each candidate is the tightest of
     /// this many random layouts ([`tightest`]); 0 for none. With no hiding
-    /// candidates it is the layout itself, except in space.
+    /// candidates it is the layout itself (see [`Hiding::tight_in`]).
     pub tight: usize,
 }
 
@@ -110,12 +110,27 @@ impl Hiding {
             self.candidates.min(MAX_CANDIDATES * 100 / cells).max(1)
         }
     }
+
+    /// How many random layouts each candidate is the tightest of in a game
+    /// of `seats` seats; 0 for none. Only from three seats on: in salvo
+    /// rounds every opponent fires at the board, and it falls when its last
+    /// ship is found, so a tight fleet lasts longer. Not for the plain
+    /// styles in space, where medium did better with its usual layouts
+    /// (docs/ai.md, "Salvo games: a tight fleet").
+    fn tight_in(self, seats: usize, space: bool) -> usize {
+        if seats < 3 || (space && self.candidates == 0) {
+            0
+        } else {
+            self.tight
+        }
+    }
 }
 
 /// A layout for the seat's whole fleet, in board coordinates, or `None` when
 /// the view does not say what to place. With hiding candidates it is the
-/// hardest of them for hunters to find ([`hidden`]); otherwise one of the
-/// styles.
+/// hardest of them for hunters to find ([`hidden`]); otherwise, in a game
+/// where the fleet is kept tight ([`Hiding::tight_in`]), the tightest of
+/// several random layouts, else one of the styles.
 pub fn layout<R: Rng>(
     seat: usize,
     hiding: Hiding,
@@ -151,15 +166,10 @@ pub fn layout<R: Rng>(
         .iter()
         .map(|id| rules.type_index(id).map(|i| &rules.catalogue[i].shape))
         .collect::<Option<_>>()?;
-    // In salvo rounds every opponent fires at the board, and it falls when
-    // its last ship is found: a tight fleet lasts longer (see [`tightest`]).
-    let tight = if view.seats.len() >= 3 {
-        hiding.tight
-    } else {
-        0
-    };
+    let space = view.mode == Mode::Space;
+    let tight = hiding.tight_in(view.seats.len(), space);
     let found = if hiding.candidates > 0 {
-        let mut candidates = hiding.candidates_on(area, view.mode == Mode::Space);
+        let mut candidates = hiding.candidates_on(area, space);
         if let Some(most) = MAX_TIGHT_LAYOUTS.checked_div(tight) {
             candidates = candidates.min(most).max(1);
         }
@@ -172,7 +182,7 @@ pub fn layout<R: Rng>(
             tight,
             rng,
         )?
-    } else if tight > 0 && view.mode != Mode::Space {
+    } else if tight > 0 {
         tightest(area, rules.ships_may_touch, &shapes, tight, rng)?
     } else {
         styled(area, rules.ships_may_touch, &shapes, rng)?
