@@ -152,6 +152,9 @@ pub struct Bot {
     memory: model::Memory,
     /// Which parity lattice the hunt strategy walks, drawn once per game.
     parity_offset: usize,
+    /// This bot's own order among opponents it has no reason to prefer
+    /// (see `decide::focus_victim`), fixed for the game.
+    grudge: u64,
     effort: infer::Effort,
 }
 
@@ -164,6 +167,7 @@ impl Bot {
             rng,
             memory: model::Memory::default(),
             parity_offset,
+            grudge: decide::mix(seed ^ 0x6772_7564_6765),
             effort: infer::Effort::default(),
         }
     }

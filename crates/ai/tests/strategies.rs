@@ -221,6 +221,69 @@ fn a_focused_salvo_goes_back_at_the_seat_that_fired_at_this_one() {
     }
 }
 
+/// Whom each seat's bot (of `strategy`, seeded by `seed`) focuses its first
+/// salvo on, in a six-seat focus game where nobody has fired yet.
+fn first_focus_victims(strategy: Strategy, seed: u64) -> Vec<usize> {
+    use broadside_engine::SalvoMode;
+    let setup = Setup {
+        preset: Preset::Classic,
+        seats: 6,
+        seed,
+        options: Options {
+            salvo: Some(SalvoMode::Focus),
+            ..Options::default()
+        },
+        teams: None,
+    };
+    let mut game = Game::new(&setup).expect("a focus game");
+    for seat in 0..6 {
+        game.apply(Command::PlaceRandom { seat }).expect("placed");
+    }
+    (0..6)
+        .map(|seat| {
+            let mut bot = Bot::new(strategy, seed * 8 + seat as u64);
+            match bot.next_command(&game.view(Some(seat)), game.rules()) {
+                Some(Command::Salvo { shots, .. }) => {
+                    let boards: std::collections::BTreeSet<usize> =
+                        shots.iter().map(|t| t.board).collect();
+                    assert_eq!(boards.len(), 1, "one board: {shots:?}");
+                    assert_ne!(boards.first(), Some(&seat), "not its own board");
+                    *boards.first().unwrap()
+                }
+                other => panic!("expected a salvo, got {other:?}"),
+            }
+        })
+        .collect()
+}
+
+/// With no shot fired yet every opponent ties. Ties used to go to the last
+/// seat, so every bot's first salvo went there and the seats fell in seat
+/// order, the same in every game: each bot now breaks ties by an order of
+/// its own, drawn for the game.
+#[test]
+fn first_focused_salvos_do_not_all_go_to_the_same_seat() {
+    for strategy in [Strategy::Hunt, Strategy::Density, Strategy::Bayes] {
+        let mut victims = [0u32; 6];
+        let mut games_with_one_victim = 0;
+        for seed in 0..8 {
+            let chosen = first_focus_victims(strategy, seed);
+            let distinct: std::collections::BTreeSet<usize> = chosen.iter().copied().collect();
+            if distinct.len() == 1 {
+                games_with_one_victim += 1;
+            }
+            for v in chosen {
+                victims[v] += 1;
+            }
+        }
+        assert_eq!(games_with_one_victim, 0, "{strategy:?}: {victims:?}");
+        // 48 first salvos: every seat is somebody's first victim.
+        assert!(
+            victims.iter().all(|&n| n >= 2),
+            "{strategy:?}: first victims per seat {victims:?}"
+        );
+    }
+}
+
 /// What a bot buys in the space shop, over `games` games.
 fn space_purchases(strategy: Strategy, games: u64) -> Vec<std::collections::BTreeMap<String, u32>> {
     (0..games)
