@@ -173,12 +173,25 @@ pub fn layout<R: Rng>(
         if let Some(most) = MAX_TIGHT_LAYOUTS.checked_div(tight) {
             candidates = candidates.min(most).max(1);
         }
+        // The sampler assumes the engine's placement only for fleets of
+        // rectangles (`prior::SeqPrior`). Elsewhere, with a tight fleet, the
+        // prior's term only trades tightness away (measured in four-seat
+        // space, docs/ai.md "Space: the admiral's fleet"); in duels it is
+        // kept, as it still measured better there.
+        let rectangles = shapes
+            .iter()
+            .all(|s| s.len() == s.width() as usize * s.height() as usize);
+        let prior_weight = if rectangles || tight == 0 {
+            hiding.prior_weight
+        } else {
+            0.0
+        };
         hidden(
             area,
             rules.ships_may_touch,
             &shapes,
             candidates,
-            hiding.prior_weight,
+            prior_weight,
             tight,
             rng,
         )?
