@@ -607,7 +607,8 @@ pub(crate) fn mix(mut z: u64) -> u64 {
 /// last seat). Choosing otherwise did worse: a victim that has not fired at
 /// this seat (finishing the opponent a salvo is expected to sink, or firing
 /// where another seat draws the return fire) let the seat that did fire at
-/// it go on unanswered (docs/ai.md, "Focus: whom to shoot").
+/// it go on unanswered (docs/ai.md, "Focus: ties go by each bot's own
+/// order").
 fn focus_victim(
     seat: usize,
     live: &[usize],

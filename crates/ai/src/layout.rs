@@ -9,7 +9,7 @@ use broadside_engine::{Cell, Mode, Placement, Rules, Shape, Size, View};
 use rand::Rng;
 
 use crate::model::Area;
-use crate::rollout;
+use crate::{prior, rollout};
 
 /// A sensible shop purchase: the default fleet. With `vary`, four
 /// times in ten the space station (reserve) instead of the dreadnought (nuke)
@@ -178,9 +178,7 @@ pub fn layout<R: Rng>(
         // prior's term only trades tightness away (measured in four-seat
         // space, docs/ai.md "Space: the admiral's fleet"); in duels it is
         // kept, as it still measured better there.
-        let rectangles = shapes
-            .iter()
-            .all(|s| s.len() == s.width() as usize * s.height() as usize);
+        let rectangles = shapes.iter().all(|s| prior::rectangle(s));
         let prior_weight = if rectangles || tight == 0 {
             hiding.prior_weight
         } else {

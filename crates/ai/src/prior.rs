@@ -15,7 +15,15 @@
 //! blocks is a rectangle query over the anchors of each later ship, so one
 //! Gibbs step costs a few prefix sums per later ship and O(1) per candidate.
 
+use broadside_engine::Shape;
+
 use crate::model::Area;
+
+/// Whether a ship is a full rectangle: the only ships the prior models, so
+/// the sampler assumes the engine's placement only for fleets of them.
+pub(crate) fn rectangle(shape: &Shape) -> bool {
+    shape.len() == shape.width() as usize * shape.height() as usize
+}
 
 /// Cells a ship forbids to later ships: itself, or itself and its ring
 /// as an inclusive rectangle clipped to the area.
@@ -84,11 +92,7 @@ impl SeqPrior {
         if !area.sequential_prior || area.hard {
             return None;
         }
-        let rect = |k: usize| {
-            let shape = &area.types[k].1;
-            shape.len() == shape.width() as usize * shape.height() as usize
-        };
-        if !(0..area.types.len()).all(rect) {
+        if !area.types.iter().all(|(_, shape)| rectangle(shape)) {
             return None;
         }
         let (cols, rows) = (area.size.cols as usize, area.size.rows as usize);
