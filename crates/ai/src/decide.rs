@@ -340,6 +340,14 @@ impl Bot {
             })
             .collect();
         let open_hits = scored.iter().any(|s| s.area.open_hits() > 0);
+        let keen = self.strategy.keen_scanner();
+        // The laser's bar: the share of the replaced shots' worth it must
+        // beat, and the chance it must have of hitting at all.
+        let (laser_share, laser_floor) = if self.strategy.keen_laser() {
+            (0.8, 0.3)
+        } else {
+            (1.3, 0.8)
+        };
         let mut best: Option<(f64, usize, Action)> = None;
         let mut consider = |value: f64, area: usize, action: Action| {
             if best.as_ref().is_none_or(|(v, _, _)| value > *v) {
@@ -387,7 +395,7 @@ impl Bot {
             }
             if ready("laser") && !shared {
                 if let Some((column, from, value)) = best_laser(s) {
-                    if value > replaced[i] * 1.3 && value >= 0.8 {
+                    if value > replaced[i] * laser_share && value >= laser_floor {
                         consider(
                             value,
                             i,
@@ -400,10 +408,14 @@ impl Bot {
                     }
                 }
             }
-            // Looking pays while hunting, not while a hit waits to be finished.
+            // The levels below expert look only while hunting, not while a
+            // hit waits to be finished; the keen ones whenever they can: a
+            // scanned ship part is a sure hit, and in a hit-again turn a
+            // sure hit is a shot more.
             let hunting = !open_hits && s.p.iter().copied().fold(0.0, f64::max) < 0.4;
             for id in ["scanner", "radar"] {
-                if ready(id) && hunting {
+                let keen = keen && id == "scanner";
+                if ready(id) && (keen || hunting) {
                     if let Some((index, value)) = best_square(s, |p| p * (1.0 - p)) {
                         let center = global(index);
                         let action = if id == "scanner" {
@@ -412,7 +424,7 @@ impl Bot {
                             Action::Radar { board, center }
                         };
                         // Worth a little less than a sure hit, so shots win ties.
-                        if value >= 1.0 {
+                        if value >= 1.0 || (keen && value > 0.0) {
                             consider(value * 0.5, i, action);
                         }
                     }

@@ -76,6 +76,23 @@ impl Strategy {
         matches!(self, Strategy::Random | Strategy::Hunt)
     }
 
+    /// Whether the strategy uses the space scanner whenever it can, also
+    /// while a hit waits to be finished: expert and admiral do; the levels
+    /// below, and every level with italia's radar, look only while hunting
+    /// with no likely cell in sight. A scanned ship part is a sure hit, and a
+    /// sure hit is one more shot in a hit-again turn (measured in docs/ai.md,
+    /// "Space: abilities").
+    pub fn keen_scanner(self) -> bool {
+        matches!(self, Strategy::Bayes | Strategy::Admiral)
+    }
+
+    /// Whether the strategy fires its laser as soon as it is worth most of
+    /// the shots it replaces (the admiral), rather than only where it beats
+    /// them by a margin (docs/ai.md, "Space: abilities").
+    pub fn keen_laser(self) -> bool {
+        self == Strategy::Admiral
+    }
+
     /// How hard the strategy hides its own fleet (see [`layout::Hiding`]):
     /// the levels above medium hide it from hunters that count placements,
     /// each more than the one below, and the admiral also from hunters that
