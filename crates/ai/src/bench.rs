@@ -80,6 +80,8 @@ pub enum BenchError {
     Endless(usize),
     #[error("no uniform layout found in {0} attempts: this fleet packs too tightly for rejection sampling")]
     Uniform(usize),
+    #[error("uniform layouts are drawn for a preset's own fleet; space fleets are bought in the shop (use engine layouts or a level)")]
+    UniformBought,
 }
 
 /// One practice game.
@@ -262,6 +264,9 @@ pub fn practice_game_with(
     };
     let mut game = Game::new(&setup).map_err(BenchError::Setup)?;
     if game.phase() == Phase::Shop {
+        if layouts == Layouts::Uniform {
+            return Err(BenchError::UniformBought);
+        }
         for seat in 0..2 {
             let ships = crate::default_purchase(game.rules());
             game.apply(Command::Buy { seat, ships })
@@ -548,6 +553,10 @@ mod tests {
             assert_eq!(a.phase(), Phase::Battle);
             assert_ne!(a.save(), b.save());
         }
+        // A bought fleet has no uniform layouts to draw: a clear error, not
+        // a setup the engine refuses.
+        let space = practice_game_with(Preset::Space, &Options::default(), Layouts::Uniform, 3, 0);
+        assert!(matches!(space, Err(BenchError::UniformBought)));
     }
 
     /// On a 6×6 board without touching, with one ship of 6 cells and one of
