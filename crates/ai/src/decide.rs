@@ -340,7 +340,7 @@ impl Bot {
             })
             .collect();
         let open_hits = scored.iter().any(|s| s.area.open_hits() > 0);
-        let keen = self.strategy.keen_scanner();
+        let keen_scanner = self.strategy.keen_scanner();
         // The laser's bar: the share of the replaced shots' worth it must
         // beat, and the chance it must have of hitting at all.
         let (laser_share, laser_floor) = if self.strategy.keen_laser() {
@@ -414,7 +414,7 @@ impl Bot {
             // sure hit is a shot more.
             let hunting = !open_hits && s.p.iter().copied().fold(0.0, f64::max) < 0.4;
             for id in ["scanner", "radar"] {
-                let keen = keen && id == "scanner";
+                let keen = id == "scanner" && keen_scanner;
                 if ready(id) && (keen || hunting) {
                     if let Some((index, value)) = best_square(s, |p| p * (1.0 - p)) {
                         let center = global(index);
