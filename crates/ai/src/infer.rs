@@ -89,6 +89,9 @@ struct Sampler<'a> {
     energy: i32,
     weight_of: Vec<f64>,
     prior: Option<SeqPrior>,
+    /// Per kind, each candidate's factor for its cells on the area's edge
+    /// (`Area::edge_tilt`); empty when there is no tilt.
+    tilt: Vec<Vec<f64>>,
 }
 
 /// The probability that each cell of the area holds a hidden intact ship part,
@@ -285,7 +288,39 @@ impl<'a> Sampler<'a> {
             energy: 0,
             weight_of,
             prior: SeqPrior::new(area),
+            tilt: Vec::new(),
         }
+        .tilted()
+    }
+
+    /// Fills the candidates' edge factors when the area asks for a tilt.
+    fn tilted(mut self) -> Self {
+        if self.area.edge_tilt == 0.0 {
+            return self;
+        }
+        let (cols, rows) = (self.area.size.cols as usize, self.area.size.rows as usize);
+        let on_edge = |i: u16| {
+            let (x, y) = (i as usize % cols, i as usize / cols);
+            x == 0 || y == 0 || x + 1 == cols || y + 1 == rows
+        };
+        self.tilt = self
+            .cands
+            .iter()
+            .map(|cands| {
+                (0..cands.len())
+                    .map(|c| {
+                        let edge = cands.cells(c).iter().filter(|&&i| on_edge(i)).count();
+                        (self.area.edge_tilt * edge as f64).exp()
+                    })
+                    .collect()
+            })
+            .collect();
+        self
+    }
+
+    /// The edge factor of candidate `c` of `kind` (1 without a tilt).
+    fn tilt(&self, kind: usize, c: usize) -> f64 {
+        self.tilt.get(kind).map_or(1.0, |t| t[c])
     }
 
     /// The current placement of every ship: (kind, cells).
@@ -454,6 +489,12 @@ impl<'a> Sampler<'a> {
             );
             total = scratch.iter().map(|&(_, w, _)| w).sum();
         }
+        if !self.tilt.is_empty() {
+            for item in scratch.iter_mut() {
+                item.1 *= self.tilt(kind, item.0 as usize);
+            }
+            total = scratch.iter().map(|&(_, w, _)| w).sum();
+        }
         let chosen = draw(scratch, total, rng);
         self.place(s, chosen);
     }
@@ -478,7 +519,7 @@ impl<'a> Sampler<'a> {
                 for c in 0..self.cands[kind].len() {
                     if self.fits(kind, c) {
                         let e = self.energy + self.delta(kind, c);
-                        let w = self.weight(e);
+                        let w = self.weight(e) * self.tilt(kind, c);
                         total += w;
                         scratch.push((c as u32, w, e));
                     }

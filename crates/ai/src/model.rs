@@ -97,6 +97,11 @@ pub struct Area {
     /// Whether to assume the fleet was laid by the engine's random placement
     /// rather than uniformly among all legal layouts.
     pub sequential_prior: bool,
+    /// How much more likely the sampler takes a ship placement for each of
+    /// its cells on the area's edge, as `exp(edge_tilt)` per cell: 0 for the
+    /// prior alone. Fleets hidden from placement counters lie along the
+    /// edges (docs/ai.md, "The admiral: hidden fleets lie along the edge").
+    pub edge_tilt: f64,
 }
 
 impl Area {
@@ -120,6 +125,7 @@ impl Area {
             volleys: Vec::new(),
             sunk_ships: Vec::new(),
             sequential_prior: false,
+            edge_tilt: 0.0,
         }
     }
 
@@ -460,6 +466,7 @@ fn build(
         ranks: Vec::new(),
         // A space fleet is bought, so its composition is a guess.
         sequential_prior: view.mode != Mode::Space,
+        edge_tilt: 0.0,
     };
     // Sunk ships whose cells the view shows, in this area.
     let mut sunk_here: Vec<String> = Vec::new();

@@ -57,6 +57,7 @@ fn area(rows: &[&str], lengths: &[u16], no_touch: bool) -> Area {
         hard: false,
         volleys: Vec::new(),
         sunk_ships: Vec::new(),
+        edge_tilt: 0.0,
         ranks: (0..types_len).collect(),
         sequential_prior: false,
     }
@@ -388,7 +389,15 @@ fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64>
                     }
                 }
             }
-            walk(w, depth + 1, weight * step, taken, counts, total);
+            let edge = cells
+                .iter()
+                .filter(|&&i| {
+                    let c = size.cell(i);
+                    c.col == 0 || c.row == 0 || c.col + 1 == size.cols || c.row + 1 == size.rows
+                })
+                .count();
+            let tilt = (a.edge_tilt * edge as f64).exp();
+            walk(w, depth + 1, weight * step * tilt, taken, counts, total);
             *taken = before;
         }
     }
@@ -546,17 +555,7 @@ fn sampler_follows_the_engines_random_placement_exactly() {
         let exact = exact_marginals_with(&a, lengths, true);
         let uniform = exact_marginals_with(&a, lengths, false);
         let p = probabilities(&a, EFFORT, &mut Pcg64Mcg::seed_from_u64(70 + case as u64));
-        let gap = |x: &[f64], y: &[f64]| {
-            x.iter()
-                .zip(y)
-                .map(|(s, e)| (s - e).abs())
-                .fold(0.0, f64::max)
-        };
-        let worst = gap(&p, &exact);
-        assert!(
-            worst < 0.03,
-            "case {case}: largest error {worst}\nsampled {p:?}\nexact {exact:?}"
-        );
+        let worst = assert_close(case, &p, &exact);
         if case == 0 {
             // The two priors really differ here, so the check above has teeth.
             assert!(
@@ -564,6 +563,58 @@ fn sampler_follows_the_engines_random_placement_exactly() {
                 "worst {worst} teeth {}",
                 gap(&exact, &uniform)
             );
+        }
+    }
+}
+
+/// The largest difference between two sets of marginals.
+fn gap(x: &[f64], y: &[f64]) -> f64 {
+    x.iter()
+        .zip(y)
+        .map(|(s, e)| (s - e).abs())
+        .fold(0.0, f64::max)
+}
+
+/// Asserts that sampled marginals are within 0.03 of the exact ones, and
+/// returns the largest error.
+fn assert_close(case: usize, p: &[f64], exact: &[f64]) -> f64 {
+    let worst = gap(p, exact);
+    assert!(
+        worst < 0.03,
+        "case {case}: largest error {worst}\nsampled {p:?}\nexact {exact:?}"
+    );
+    worst
+}
+
+/// The admiral's suspicion that a fleet was hidden along the edges: with
+/// `edge_tilt` each layout weighs `exp(tilt × ship cells on the edge)` more,
+/// under either prior, and the sampler's marginals match that exactly.
+#[test]
+fn an_edge_tilt_weighs_each_layout_by_its_cells_on_the_edge() {
+    let cases: [(&[&str], &[u16], bool, bool); 3] = [
+        (
+            &["~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~"],
+            &[4, 3, 2, 1],
+            true,
+            true,
+        ),
+        (WITH_HITS[0].0, WITH_HITS[0].1, WITH_HITS[0].2, false),
+        (WITH_HITS[1].0, WITH_HITS[1].1, WITH_HITS[1].2, true),
+    ];
+    for (case, (rows, lengths, no_touch, sequential)) in cases.into_iter().enumerate() {
+        let mut a = area(rows, lengths, no_touch);
+        a.sequential_prior = sequential;
+        let plain = exact_marginals_with(&a, lengths, sequential);
+        a.edge_tilt = 0.6;
+        let exact = exact_marginals_with(&a, lengths, sequential);
+        let p = probabilities(&a, EFFORT, &mut Pcg64Mcg::seed_from_u64(90 + case as u64));
+        assert_close(case, &p, &exact);
+        // The tilt really moves the marginals, towards the edge.
+        assert!(gap(&exact, &plain) > 0.05, "case {case}: no teeth");
+        let size = a.size;
+        let corner = size.index(Cell::new(0, 0));
+        if a.cells[corner] == Known::Unknown {
+            assert!(exact[corner] > plain[corner], "case {case}: the corner");
         }
     }
 }
