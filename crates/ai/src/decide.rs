@@ -23,17 +23,18 @@ const ROLLOUT_SHIPS: usize = 2;
 const ROLLOUT_EFFORT: usize = 8;
 /// The admiral weighs at most this many candidate cells…
 const ROLLOUT_CANDIDATES: usize = 6;
-/// The admiral's tilt towards ship cells on the edge in a duel
-/// (`model::Area::edge_tilt`): measured on hasbro, 1.76 shots fewer to sink a
-/// fleet hidden as expert hides it and none more against the engine's random
-/// placement (docs/ai.md, "The admiral: hidden fleets lie along the edge").
-const EDGE_TILT: f64 = 0.07;
 /// …among those this close to the likeliest one.
 const ROLLOUT_MARGIN: f64 = 0.1;
 /// Another cell replaces bayes's only where it saved shots by more than this
 /// many standard errors of the paired difference (measured over 1,000 games:
 /// 1 σ saved 0.46 shots a game, 0 σ 0.36, 2 σ 0.32).
 const ROLLOUT_CONFIDENCE: f64 = 1.0;
+/// The admiral's tilt towards ship cells on the edge in a duel
+/// (`model::Area::edge_tilt`): measured on hasbro, 1.76 shots fewer to sink a
+/// fleet hidden as expert hides it, and no measurable cost against the
+/// engine's random placement (docs/ai.md, "The admiral: hidden fleets lie
+/// along the edge").
+const EDGE_TILT: f64 = 0.07;
 
 /// One opponent area with the strategy's hit probability per local cell.
 struct Scored {
@@ -57,7 +58,8 @@ impl Bot {
     ) -> Option<Command> {
         let mut areas = model::areas(seat, view, rules, &self.memory);
         let count = areas.len().max(1);
-        if self.strategy == Strategy::Admiral && count == 1 && !view.salvo_round {
+        let admiral_duel = self.strategy == Strategy::Admiral && count == 1 && !view.salvo_round;
+        if admiral_duel {
             // A duel's fleet was laid by a person or a bot that may have
             // hidden it along the edges.
             for area in &mut areas {
@@ -66,10 +68,7 @@ impl Bot {
         }
         // The admiral looks a shot ahead where one shot is one decision: a
         // duel turn against one fleet.
-        let lookahead = self.strategy == Strategy::Admiral
-            && count == 1
-            && !view.salvo_round
-            && !rules.per_volley();
+        let lookahead = admiral_duel && !rules.per_volley();
         let scored: Vec<Scored> = areas
             .into_iter()
             .map(|area| {

@@ -474,7 +474,7 @@ impl<'a> Sampler<'a> {
                 continue;
             }
             let e = self.energy + self.delta(kind, c);
-            let w = self.weight(e);
+            let w = self.weight(e) * self.tilt(kind, c);
             total += w;
             scratch.push((c as u32, w, e));
         }
@@ -487,12 +487,6 @@ impl<'a> Sampler<'a> {
                 |k, c| cands[k].rotation[c] as usize,
                 scratch,
             );
-            total = scratch.iter().map(|&(_, w, _)| w).sum();
-        }
-        if !self.tilt.is_empty() {
-            for item in scratch.iter_mut() {
-                item.1 *= self.tilt(kind, item.0 as usize);
-            }
             total = scratch.iter().map(|&(_, w, _)| w).sum();
         }
         let chosen = draw(scratch, total, rng);
