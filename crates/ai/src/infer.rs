@@ -40,6 +40,10 @@ struct Candidates {
     rotation: Vec<u8>,
     /// What the candidate forbids to ships placed after it (for the prior).
     zone: Vec<Zone>,
+    /// The candidate's cells and every cell touching them, when the area
+    /// asks for a tight fleet (`Area::tight_tilt`); empty otherwise.
+    ring: Vec<u16>,
+    ring_start: Vec<u32>,
 }
 
 impl Candidates {
@@ -51,6 +55,12 @@ impl Candidates {
     }
     fn special(&self, i: usize) -> &[u16] {
         &self.special[self.special_start[i] as usize..self.special_start[i + 1] as usize]
+    }
+    fn ring(&self, i: usize) -> &[u16] {
+        match self.ring_start.get(i + 1) {
+            Some(&end) => &self.ring[self.ring_start[i] as usize..end as usize],
+            None => &[],
+        }
     }
 }
 
@@ -92,6 +102,11 @@ struct Sampler<'a> {
     /// Per kind, each candidate's factor for its cells on the area's edge
     /// (`Area::edge_tilt`); empty when there is no tilt.
     tilt: Vec<Vec<f64>>,
+    /// With a tight tilt (`Area::tight_tilt`): per cell, how many placed
+    /// ships it is part of or touches…
+    near: Vec<u16>,
+    /// …and `exp(-tight_tilt × k)` for a candidate that adds k such cells.
+    squeeze: Vec<f64>,
 }
 
 /// The probability that each cell of the area holds a hidden intact ship part,
@@ -236,6 +251,8 @@ impl<'a> Sampler<'a> {
                     flags: Vec::new(),
                     rotation: Vec::new(),
                     zone: Vec::new(),
+                    ring: Vec::new(),
+                    ring_start: Vec::new(),
                 };
                 area.for_each_placement(k, &forbidden, |r, placement| {
                     let first = out.cells.len();
@@ -289,8 +306,65 @@ impl<'a> Sampler<'a> {
             weight_of,
             prior: SeqPrior::new(area),
             tilt: Vec::new(),
+            near: Vec::new(),
+            squeeze: Vec::new(),
         }
         .tilted()
+        .squeezed()
+    }
+
+    /// Fills the candidates' rings when the area asks for a tight fleet: a
+    /// layout weighs `exp(-tight_tilt)` per cell its ships are part of or
+    /// touch, so given the other ships a candidate weighs that per such cell
+    /// it adds (its own cells count the same for every candidate of a kind,
+    /// so this is the tilt per cell around the fleet).
+    fn squeezed(mut self) -> Self {
+        if self.area.tight_tilt == 0.0 {
+            return self;
+        }
+        let n = self.area.cells.len();
+        for cands in &mut self.cands {
+            cands.ring_start.push(0);
+            let mut seen = vec![usize::MAX; n];
+            for c in 0..cands.len() {
+                for &i in &cands.cells[cands.start[c] as usize..cands.start[c + 1] as usize] {
+                    let around =
+                        std::iter::once(i).chain(self.neighbours[i as usize].iter().copied());
+                    for j in around {
+                        if seen[j as usize] != c {
+                            seen[j as usize] = c;
+                            cands.ring.push(j);
+                        }
+                    }
+                }
+                cands.ring_start.push(cands.ring.len() as u32);
+            }
+        }
+        self.near = vec![0; n];
+        let most = self
+            .cands
+            .iter()
+            .flat_map(|k| (0..k.len()).map(|c| k.ring(c).len()))
+            .max()
+            .unwrap_or(0);
+        self.squeeze = (0..=most)
+            .map(|k| (-self.area.tight_tilt * k as f64).exp())
+            .collect();
+        self
+    }
+
+    /// The tight factor of candidate `c` of `kind` given the ships placed
+    /// (1 without a tight tilt).
+    fn squeeze(&self, kind: usize, c: usize) -> f64 {
+        if self.squeeze.is_empty() {
+            return 1.0;
+        }
+        let fresh = self.cands[kind]
+            .ring(c)
+            .iter()
+            .filter(|&&j| self.near[j as usize] == 0)
+            .count();
+        self.squeeze[fresh]
     }
 
     /// Fills the candidates' edge factors when the area asks for a tilt.
@@ -445,6 +519,15 @@ impl<'a> Sampler<'a> {
         if cands.flags[c] & ALL_FIRED != 0 {
             self.fully_fired[kind] += step;
         }
+        if !self.near.is_empty() {
+            for &j in cands.ring(c) {
+                if add {
+                    self.near[j as usize] += 1;
+                } else {
+                    self.near[j as usize] -= 1;
+                }
+            }
+        }
     }
 
     fn place(&mut self, s: usize, c: usize) {
@@ -474,7 +557,7 @@ impl<'a> Sampler<'a> {
                 continue;
             }
             let e = self.energy + self.delta(kind, c);
-            let w = self.weight(e) * self.tilt(kind, c);
+            let w = self.weight(e) * self.tilt(kind, c) * self.squeeze(kind, c);
             total += w;
             scratch.push((c as u32, w, e));
         }
@@ -503,6 +586,7 @@ impl<'a> Sampler<'a> {
             self.cover.iter_mut().for_each(|c| *c = -1);
             self.volley_count.iter_mut().for_each(|c| *c = 0);
             self.fully_fired.iter_mut().for_each(|c| *c = 0);
+            self.near.iter_mut().for_each(|c| *c = 0);
             self.pos.iter_mut().for_each(|p| *p = NONE);
             self.energy = self.empty_energy();
             let mut complete = true;
@@ -513,7 +597,7 @@ impl<'a> Sampler<'a> {
                 for c in 0..self.cands[kind].len() {
                     if self.fits(kind, c) {
                         let e = self.energy + self.delta(kind, c);
-                        let w = self.weight(e) * self.tilt(kind, c);
+                        let w = self.weight(e) * self.tilt(kind, c) * self.squeeze(kind, c);
                         total += w;
                         scratch.push((c as u32, w, e));
                     }

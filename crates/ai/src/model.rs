@@ -102,6 +102,12 @@ pub struct Area {
     /// prior alone. Fleets hidden from placement counters lie along the
     /// edges (docs/ai.md, "The admiral: hidden fleets lie along the edge").
     pub edge_tilt: f64,
+    /// How much less likely the sampler takes a whole layout for each cell
+    /// that touches one of its ships without being part of one, as
+    /// `exp(-tight_tilt)` per cell: 0 for the prior alone. Fleets in games
+    /// of three seats or more are kept tight (docs/ai.md, "Salvo games: the
+    /// admiral suspects a tight fleet").
+    pub tight_tilt: f64,
 }
 
 impl Area {
@@ -126,6 +132,7 @@ impl Area {
             sunk_ships: Vec::new(),
             sequential_prior: false,
             edge_tilt: 0.0,
+            tight_tilt: 0.0,
         }
     }
 
@@ -467,6 +474,7 @@ fn build(
         // A space fleet is bought, so its composition is a guess (R-7.4).
         sequential_prior: view.mode != Mode::Space,
         edge_tilt: 0.0,
+        tight_tilt: 0.0,
     };
     // Sunk ships whose cells the view shows, in this area.
     let mut sunk_here: Vec<String> = Vec::new();

@@ -58,6 +58,7 @@ fn area(rows: &[&str], lengths: &[u16], no_touch: bool) -> Area {
         volleys: Vec::new(),
         sunk_ships: Vec::new(),
         edge_tilt: 0.0,
+        tight_tilt: 0.0,
         ranks: (0..types_len).collect(),
         sequential_prior: false,
     }
@@ -342,6 +343,17 @@ fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64>
                 .zip(taken.iter())
                 .all(|(k, &t)| !k.must_be_ship() || t == 1);
             if explained {
+                // The tight tilt weighs the whole fleet: every cell that is a
+                // ship part or touches one.
+                let around = (0..taken.len())
+                    .filter(|&i| {
+                        taken[i] == 1
+                            || size
+                                .neighbours(size.cell(i))
+                                .any(|c| taken[size.index(c)] == 1)
+                    })
+                    .count();
+                let weight = weight * (-a.tight_tilt * around as f64).exp();
                 *total += weight;
                 for (c, &t) in counts.iter_mut().zip(taken.iter()) {
                     if t == 1 {
@@ -586,11 +598,11 @@ fn assert_close(case: usize, p: &[f64], exact: &[f64]) -> f64 {
     worst
 }
 
-/// The admiral's suspicion that a fleet was hidden along the edges: with
-/// `edge_tilt` each layout weighs `exp(tilt × ship cells on the edge)` more,
-/// under either prior, and the sampler's marginals match that exactly.
-#[test]
-fn an_edge_tilt_weighs_each_layout_by_its_cells_on_the_edge() {
+/// Checks a tilt of the sampler (set by `tilt` on the area) against exact
+/// enumeration on three positions (empty, and with hits to explain, ships
+/// touching and apart), under either prior; the tilt must move the exact
+/// marginals. Returns each case's area, exact marginals without and with it.
+fn check_tilt(tilt: impl Fn(&mut Area), seed: u64) -> Vec<(Area, Vec<f64>, Vec<f64>)> {
     let cases: [(&[&str], &[u16], bool, bool); 3] = [
         (
             &["~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~"],
@@ -601,22 +613,59 @@ fn an_edge_tilt_weighs_each_layout_by_its_cells_on_the_edge() {
         (WITH_HITS[0].0, WITH_HITS[0].1, WITH_HITS[0].2, false),
         (WITH_HITS[1].0, WITH_HITS[1].1, WITH_HITS[1].2, true),
     ];
+    let mut out = Vec::new();
     for (case, (rows, lengths, no_touch, sequential)) in cases.into_iter().enumerate() {
         let mut a = area(rows, lengths, no_touch);
         a.sequential_prior = sequential;
         let plain = exact_marginals_with(&a, lengths, sequential);
-        a.edge_tilt = 0.6;
+        tilt(&mut a);
         let exact = exact_marginals_with(&a, lengths, sequential);
-        let p = probabilities(&a, EFFORT, &mut Pcg64Mcg::seed_from_u64(90 + case as u64));
+        let p = probabilities(&a, EFFORT, &mut Pcg64Mcg::seed_from_u64(seed + case as u64));
         assert_close(case, &p, &exact);
-        // The tilt really moves the marginals, towards the edge.
+        // The tilt really moves the marginals.
         assert!(gap(&exact, &plain) > 0.05, "case {case}: no teeth");
-        let size = a.size;
-        let corner = size.index(Cell::new(0, 0));
+        out.push((a, plain, exact));
+    }
+    out
+}
+
+/// The admiral's suspicion that a fleet was hidden along the edges: with
+/// `edge_tilt` each layout weighs `exp(tilt × ship cells on the edge)` more,
+/// under either prior, and the sampler's marginals match that exactly.
+#[test]
+fn an_edge_tilt_weighs_each_layout_by_its_cells_on_the_edge() {
+    for (case, (a, plain, exact)) in check_tilt(|a| a.edge_tilt = 0.6, 90)
+        .into_iter()
+        .enumerate()
+    {
+        // Towards the edge.
+        let corner = a.size.index(Cell::new(0, 0));
         if a.cells[corner] == Known::Unknown {
             assert!(exact[corner] > plain[corner], "case {case}: the corner");
         }
     }
+}
+
+/// The admiral's suspicion that a fleet in a game of three seats or more was
+/// kept tight: with `tight_tilt` each layout weighs `exp(-tilt)` less per
+/// cell that touches one of its ships without being part of one, under
+/// either prior, and the sampler's marginals match that exactly although
+/// each ship's weight depends on where the others lie.
+#[test]
+fn a_tight_tilt_weighs_each_layout_by_the_cells_around_its_fleet() {
+    check_tilt(|a| a.tight_tilt = 0.6, 190);
+    // A cell on the edge has fewer neighbours, so a tight fleet lies against
+    // the edges more often: the corner gains.
+    let mut a = area(
+        &["~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~", "~~~~~~"],
+        &[3, 2],
+        true,
+    );
+    let plain = exact_marginals_with(&a, &[3, 2], false);
+    a.tight_tilt = 0.6;
+    let exact = exact_marginals_with(&a, &[3, 2], false);
+    let corner = a.size.index(Cell::new(0, 0));
+    assert!(exact[corner] > plain[corner], "the corner");
 }
 
 /// The prior against the engine itself: on an empty classic board the
