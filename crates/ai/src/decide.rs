@@ -70,11 +70,13 @@ impl Bot {
         // In games of three seats or more fleets are kept tight (even when
         // only two seats are left), in a duel they may be hidden.
         let tight_fleets = view.seats.len() >= 3;
-        for area in areas.iter_mut().filter(|_| admiral) {
-            if tight_fleets {
-                area.tight_tilt = TIGHT_TILT;
-            } else if admiral_duel {
-                area.edge_tilt = EDGE_TILT;
+        if admiral {
+            for area in &mut areas {
+                if tight_fleets {
+                    area.tight_tilt = TIGHT_TILT;
+                } else if admiral_duel {
+                    area.edge_tilt = EDGE_TILT;
+                }
             }
         }
         // The admiral looks a shot ahead where one shot is one decision: a
