@@ -37,8 +37,8 @@ const ROLLOUT_CONFIDENCE: f64 = 1.0;
 const EDGE_TILT: f64 = 0.07;
 /// The admiral's tilt towards tight fleets in games of three seats or more
 /// (`model::Area::tight_tilt`), where the levels from medium up keep their
-/// fleet tight: measured on the classic board, 6.6 shots fewer to sink a
-/// fleet laid as expert lays it there, 0.7 more against the engine's random
+/// fleet tight: measured on the classic board, 12.7 shots fewer to sink a
+/// fleet laid as expert lays it there, 1.4 more against the engine's random
 /// placement (docs/ai.md, "Salvo games: the admiral suspects a tight
 /// fleet").
 const TIGHT_TILT: f64 = 0.3;
@@ -68,14 +68,16 @@ impl Bot {
         let admiral = self.strategy == Strategy::Admiral;
         let admiral_duel = admiral && count == 1 && !view.salvo_round;
         // In games of three seats or more fleets are kept tight (even when
-        // only two seats are left), in a duel they may be hidden.
+        // only two seats are left), in a duel they may be hidden. Not in
+        // space, where fleets are bought and scanned, and the tight tilt
+        // measured nothing (docs/ai.md).
         let tight_fleets = view.seats.len() >= 3;
         if admiral {
             for area in &mut areas {
-                if tight_fleets {
-                    area.tight_tilt = TIGHT_TILT;
-                } else if admiral_duel {
+                if !tight_fleets && admiral_duel {
                     area.edge_tilt = EDGE_TILT;
+                } else if tight_fleets && view.mode != Mode::Space {
+                    area.tight_tilt = TIGHT_TILT;
                 }
             }
         }

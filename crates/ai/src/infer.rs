@@ -40,10 +40,6 @@ struct Candidates {
     rotation: Vec<u8>,
     /// What the candidate forbids to ships placed after it (for the prior).
     zone: Vec<Zone>,
-    /// The candidate's cells and every cell touching them, when the area
-    /// asks for a tight fleet (`Area::tight_tilt`); empty otherwise.
-    ring: Vec<u16>,
-    ring_start: Vec<u32>,
 }
 
 impl Candidates {
@@ -55,12 +51,6 @@ impl Candidates {
     }
     fn special(&self, i: usize) -> &[u16] {
         &self.special[self.special_start[i] as usize..self.special_start[i + 1] as usize]
-    }
-    fn ring(&self, i: usize) -> &[u16] {
-        match self.ring_start.get(i + 1) {
-            Some(&end) => &self.ring[self.ring_start[i] as usize..end as usize],
-            None => &[],
-        }
     }
 }
 
@@ -100,13 +90,9 @@ struct Sampler<'a> {
     weight_of: Vec<f64>,
     prior: Option<SeqPrior>,
     /// Per kind, each candidate's factor for its cells on the area's edge
-    /// (`Area::edge_tilt`); empty when there is no tilt.
+    /// (`Area::edge_tilt`) and for the cells it would add around a tight
+    /// fleet (`Area::tight_tilt`); empty when there is no tilt.
     tilt: Vec<Vec<f64>>,
-    /// With a tight tilt (`Area::tight_tilt`): per cell, how many placed
-    /// ships it is part of or touches…
-    near: Vec<u16>,
-    /// …and `exp(-tight_tilt × k)` for a candidate that adds k such cells.
-    squeeze: Vec<f64>,
 }
 
 /// The probability that each cell of the area holds a hidden intact ship part,
@@ -251,8 +237,6 @@ impl<'a> Sampler<'a> {
                     flags: Vec::new(),
                     rotation: Vec::new(),
                     zone: Vec::new(),
-                    ring: Vec::new(),
-                    ring_start: Vec::new(),
                 };
                 area.for_each_placement(k, &forbidden, |r, placement| {
                     let first = out.cells.len();
@@ -306,85 +290,57 @@ impl<'a> Sampler<'a> {
             weight_of,
             prior: SeqPrior::new(area),
             tilt: Vec::new(),
-            near: Vec::new(),
-            squeeze: Vec::new(),
         }
         .tilted()
-        .squeezed()
     }
 
-    /// Fills the candidates' rings when the area asks for a tight fleet: a
-    /// layout weighs `exp(-tight_tilt)` per cell its ships are part of or
-    /// touch, so given the other ships a candidate weighs that per such cell
-    /// it adds (its own cells count the same for every candidate of a kind,
-    /// so this is the tilt per cell around the fleet).
-    fn squeezed(mut self) -> Self {
-        if self.area.tight_tilt == 0.0 {
-            return self;
-        }
-        let n = self.area.cells.len();
-        for cands in &mut self.cands {
-            cands.ring_start.push(0);
-            let mut seen = vec![usize::MAX; n];
-            for c in 0..cands.len() {
-                for &i in &cands.cells[cands.start[c] as usize..cands.start[c + 1] as usize] {
-                    let around =
-                        std::iter::once(i).chain(self.neighbours[i as usize].iter().copied());
-                    for j in around {
-                        if seen[j as usize] != c {
-                            seen[j as usize] = c;
-                            cands.ring.push(j);
-                        }
-                    }
-                }
-                cands.ring_start.push(cands.ring.len() as u32);
-            }
-        }
-        self.near = vec![0; n];
-        let most = self
-            .cands
-            .iter()
-            .flat_map(|k| (0..k.len()).map(|c| k.ring(c).len()))
-            .max()
-            .unwrap_or(0);
-        self.squeeze = (0..=most)
-            .map(|k| (-self.area.tight_tilt * k as f64).exp())
-            .collect();
-        self
-    }
-
-    /// The tight factor of candidate `c` of `kind` given the ships placed
-    /// (1 without a tight tilt).
-    fn squeeze(&self, kind: usize, c: usize) -> f64 {
-        if self.squeeze.is_empty() {
-            return 1.0;
-        }
-        let fresh = self.cands[kind]
-            .ring(c)
-            .iter()
-            .filter(|&&j| self.near[j as usize] == 0)
-            .count();
-        self.squeeze[fresh]
-    }
-
-    /// Fills the candidates' edge factors when the area asks for a tilt.
+    /// Fills the candidates' factors when the area asks for a tilt: by
+    /// `exp(edge_tilt)` per cell on the area's edge, and by
+    /// `exp(-tight_tilt)` per cell the candidate covers or touches that no
+    /// known ship part (a hit, a scanned or sunk part) already covers or
+    /// touches. The second is a factor per ship, not per layout: weighing
+    /// whole layouts by the cells around the fleet found tight fleets less
+    /// well (docs/ai.md, "Salvo games: the admiral suspects a tight fleet").
     fn tilted(mut self) -> Self {
-        if self.area.edge_tilt == 0.0 {
+        let (edge, tight) = (self.area.edge_tilt, self.area.tight_tilt);
+        if edge == 0.0 && tight == 0.0 {
             return self;
         }
-        let (cols, rows) = (self.area.size.cols as usize, self.area.size.rows as usize);
+        let area = self.area;
+        let (cols, rows) = (area.size.cols as usize, area.size.rows as usize);
         let on_edge = |i: u16| {
             let (x, y) = (i as usize % cols, i as usize / cols);
             x == 0 || y == 0 || x + 1 == cols || y + 1 == rows
         };
+        let known = |i: usize| area.cells[i].must_be_ship() || area.cells[i] == Known::Sunk;
+        let covered: Vec<bool> = (0..area.cells.len())
+            .map(|i| known(i) || self.neighbours[i].iter().any(|&j| known(j as usize)))
+            .collect();
+        // Each cell around a candidate counted once: `seen` holds the last
+        // candidate that counted it.
+        let mut seen = vec![usize::MAX; area.cells.len()];
+        let mut stamp = 0;
         self.tilt = self
             .cands
             .iter()
             .map(|cands| {
                 (0..cands.len())
                     .map(|c| {
-                        let edge = cands.cells(c).iter().filter(|&&i| on_edge(i)).count();
-                        (self.area.edge_tilt * edge as f64).exp()
+                        stamp += 1;
+                        let cells = cands.cells(c);
+                        let on = cells.iter().filter(|&&i| on_edge(i)).count();
+                        let mut fresh = 0;
+                        for &i in cells {
+                            let around = self.neighbours[i as usize].iter().copied();
+                            for j in std::iter::once(i).chain(around) {
+                                let j = j as usize;
+                                if seen[j] != stamp {
+                                    seen[j] = stamp;
+                                    fresh += usize::from(!covered[j]);
+                                }
+                            }
+                        }
+                        (edge * on as f64 - tight * fresh as f64).exp()
                     })
                     .collect()
             })
@@ -392,7 +348,7 @@ impl<'a> Sampler<'a> {
         self
     }
 
-    /// The edge factor of candidate `c` of `kind` (1 without a tilt).
+    /// The tilt factor of candidate `c` of `kind` (1 without a tilt).
     fn tilt(&self, kind: usize, c: usize) -> f64 {
         self.tilt.get(kind).map_or(1.0, |t| t[c])
     }
@@ -519,15 +475,6 @@ impl<'a> Sampler<'a> {
         if cands.flags[c] & ALL_FIRED != 0 {
             self.fully_fired[kind] += step;
         }
-        if !self.near.is_empty() {
-            for &j in cands.ring(c) {
-                if add {
-                    self.near[j as usize] += 1;
-                } else {
-                    self.near[j as usize] -= 1;
-                }
-            }
-        }
     }
 
     fn place(&mut self, s: usize, c: usize) {
@@ -557,7 +504,7 @@ impl<'a> Sampler<'a> {
                 continue;
             }
             let e = self.energy + self.delta(kind, c);
-            let w = self.weight(e) * self.tilt(kind, c) * self.squeeze(kind, c);
+            let w = self.weight(e) * self.tilt(kind, c);
             total += w;
             scratch.push((c as u32, w, e));
         }
@@ -586,7 +533,6 @@ impl<'a> Sampler<'a> {
             self.cover.iter_mut().for_each(|c| *c = -1);
             self.volley_count.iter_mut().for_each(|c| *c = 0);
             self.fully_fired.iter_mut().for_each(|c| *c = 0);
-            self.near.iter_mut().for_each(|c| *c = 0);
             self.pos.iter_mut().for_each(|p| *p = NONE);
             self.energy = self.empty_energy();
             let mut complete = true;
@@ -597,7 +543,7 @@ impl<'a> Sampler<'a> {
                 for c in 0..self.cands[kind].len() {
                     if self.fits(kind, c) {
                         let e = self.energy + self.delta(kind, c);
-                        let w = self.weight(e) * self.tilt(kind, c) * self.squeeze(kind, c);
+                        let w = self.weight(e) * self.tilt(kind, c);
                         total += w;
                         scratch.push((c as u32, w, e));
                     }

@@ -102,11 +102,12 @@ pub struct Area {
     /// prior alone. Fleets hidden from placement counters lie along the
     /// edges (docs/ai.md, "The admiral: hidden fleets lie along the edge").
     pub edge_tilt: f64,
-    /// How much less likely the sampler takes a whole layout for each cell
-    /// that touches one of its ships without being part of one, as
-    /// `exp(-tight_tilt)` per cell: 0 for the prior alone. Fleets in games
-    /// of three seats or more are kept tight (docs/ai.md, "Salvo games: the
-    /// admiral suspects a tight fleet").
+    /// How much less likely the sampler takes a ship placement for each cell
+    /// it covers or touches that no known ship part (a hit, a scanned or
+    /// sunk part) covers or touches, as `exp(-tight_tilt)` per cell: 0 for
+    /// the prior alone. Fleets in games of three seats or more are kept
+    /// tight (docs/ai.md, "Salvo games: the admiral suspects a tight
+    /// fleet").
     pub tight_tilt: f64,
 }
 

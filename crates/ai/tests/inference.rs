@@ -343,17 +343,6 @@ fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64>
                 .zip(taken.iter())
                 .all(|(k, &t)| !k.must_be_ship() || t == 1);
             if explained {
-                // The tight tilt weighs the whole fleet: every cell that is a
-                // ship part or touches one.
-                let around = (0..taken.len())
-                    .filter(|&i| {
-                        taken[i] == 1
-                            || size
-                                .neighbours(size.cell(i))
-                                .any(|c| taken[size.index(c)] == 1)
-                    })
-                    .count();
-                let weight = weight * (-a.tight_tilt * around as f64).exp();
                 *total += weight;
                 for (c, &t) in counts.iter_mut().zip(taken.iter()) {
                     if t == 1 {
@@ -408,7 +397,21 @@ fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64>
                     c.col == 0 || c.row == 0 || c.col + 1 == size.cols || c.row + 1 == size.rows
                 })
                 .count();
-            let tilt = (a.edge_tilt * edge as f64).exp();
+            // The tight tilt: the cells this ship covers or touches that no
+            // known ship part covers or touches.
+            let known = |i: usize| a.cells[i].must_be_ship() || a.cells[i] == Known::Sunk;
+            let near_known =
+                |i: usize| known(i) || size.neighbours(size.cell(i)).any(|c| known(size.index(c)));
+            let fresh = (0..a.cells.len())
+                .filter(|&i| {
+                    !near_known(i)
+                        && (cells.contains(&i)
+                            || size
+                                .neighbours(size.cell(i))
+                                .any(|c| cells.contains(&size.index(c))))
+                })
+                .count();
+            let tilt = (a.edge_tilt * edge as f64 - a.tight_tilt * fresh as f64).exp();
             walk(w, depth + 1, weight * step * tilt, taken, counts, total);
             *taken = before;
         }
@@ -647,12 +650,12 @@ fn an_edge_tilt_weighs_each_layout_by_its_cells_on_the_edge() {
 }
 
 /// The admiral's suspicion that a fleet in a game of three seats or more was
-/// kept tight: with `tight_tilt` each layout weighs `exp(-tilt)` less per
-/// cell that touches one of its ships without being part of one, under
-/// either prior, and the sampler's marginals match that exactly although
-/// each ship's weight depends on where the others lie.
+/// kept tight: with `tight_tilt` each ship's placement weighs `exp(-tilt)`
+/// less per cell it covers or touches that no known ship part covers or
+/// touches, under either prior, and the sampler's marginals match that
+/// exactly.
 #[test]
-fn a_tight_tilt_weighs_each_layout_by_the_cells_around_its_fleet() {
+fn a_tight_tilt_weighs_each_placement_by_the_fresh_cells_it_covers_or_touches() {
     check_tilt(|a| a.tight_tilt = 0.6, 190);
     // A cell on the edge has fewer neighbours, so a tight fleet lies against
     // the edges more often: the corner gains.
