@@ -330,7 +330,7 @@ impl<'a> Sampler<'a> {
                         let cells = cands.cells(c);
                         let on = cells.iter().filter(|&&i| on_edge(i)).count();
                         let mut fresh = 0;
-                        for &i in cells {
+                        for &i in cells.iter().filter(|_| tight != 0.0) {
                             let around = self.neighbours[i as usize].iter().copied();
                             for j in std::iter::once(i).chain(around) {
                                 let j = j as usize;
