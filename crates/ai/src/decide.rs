@@ -29,12 +29,6 @@ const ROLLOUT_MARGIN: f64 = 0.1;
 /// many standard errors of the paired difference (measured over 1,000 games:
 /// 1 σ saved 0.46 shots a game, 0 σ 0.36, 2 σ 0.32).
 const ROLLOUT_CONFIDENCE: f64 = 1.0;
-/// The admiral's tilt towards ship cells on the edge in a duel
-/// (`model::Area::edge_tilt`): measured on hasbro, 1.76 shots fewer to sink a
-/// fleet hidden as expert hides it, and no measurable cost against the
-/// engine's random placement (docs/ai.md, "The admiral: hidden fleets lie
-/// along the edge").
-const EDGE_TILT: f64 = 0.07;
 /// The admiral's tilt towards tight fleets in games of three seats or more
 /// (`model::Area::tight_tilt`), where the levels from medium up keep their
 /// fleet tight: measured on the classic board, 12.7 shots fewer to sink a
@@ -68,17 +62,15 @@ impl Bot {
         let admiral = self.strategy == Strategy::Admiral;
         let admiral_duel = admiral && count == 1 && !view.salvo_round;
         // In games of three seats or more fleets are kept tight (even when
-        // only two seats are left), in a duel they may be hidden. Not in
-        // space, where fleets are bought and scanned, and the tight tilt
-        // measured nothing (docs/ai.md).
-        let tight_fleets = view.seats.len() >= 3;
-        if admiral {
+        // only two seats are left). Not in space, where fleets are bought and
+        // scanned, and the tight tilt measured nothing (docs/ai.md). In a duel
+        // the admiral assumes no hiding: a tilt towards the edge, where hidden
+        // fleets lie, cost about a quarter of a shot a game against fleets
+        // laid at random, most of what the look-ahead wins (docs/ai.md, "The
+        // admiral: hidden fleets lie along the edge").
+        if admiral && view.seats.len() >= 3 && view.mode != Mode::Space {
             for area in &mut areas {
-                if !tight_fleets && admiral_duel {
-                    area.edge_tilt = EDGE_TILT;
-                } else if tight_fleets && view.mode != Mode::Space {
-                    area.tight_tilt = TIGHT_TILT;
-                }
+                area.tight_tilt = TIGHT_TILT;
             }
         }
         // The admiral looks a shot ahead where one shot is one decision: a

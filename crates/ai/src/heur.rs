@@ -1,7 +1,7 @@
 //! The simpler strategies' scores: hunt-and-target with parity, and the classic
 //! probability-density count. Higher scores are fired at first.
 
-use crate::model::{Area, Known};
+use crate::model::{Area, FreshCells, Known};
 
 /// Hunt and target: fire next to open hits (along the line when two hits line
 /// up), otherwise on a parity lattice of the smallest hidden ship. Like a
@@ -160,6 +160,8 @@ pub fn density(area: &Area) -> Vec<f64> {
     let mut score = vec![0.0; n];
     let forbidden = area.closed_to_ships();
     let shares = fired_shares(area);
+    // The tight tilt, where the area asks for it (`Area::tight_tilt`).
+    let mut fresh = (area.tight_tilt != 0.0).then(|| FreshCells::new(area));
     for k in 0..area.types.len() {
         let count = area.ships.iter().filter(|s| s.kind == k).count() as f64;
         if count == 0.0 {
@@ -176,7 +178,9 @@ pub fn density(area: &Area) -> Vec<f64> {
             }
             // A fired cell of unknown result counts as its volley's share of a hit.
             let fired: f64 = cells.iter().map(|&i| shares[i]).sum();
-            let weight = count * 100.0f64.powf(hits as f64 + fired);
+            let around = fresh.as_mut().map_or(0, |f| f.count(cells.iter().copied()));
+            let tilt = (-area.tight_tilt * around as f64).exp();
+            let weight = count * 100.0f64.powf(hits as f64 + fired) * tilt;
             for &index in cells {
                 if area.cells[index].targetable() {
                     score[index] += weight;
@@ -307,5 +311,42 @@ mod tests {
             .max_by(|&x, &y| score[x].total_cmp(&score[y]))
             .expect("cells");
         assert_eq!(a.size.cell(best), Cell::new(4, 4), "{score:?}");
+    }
+
+    /// The tight tilt weighs each placement by exp(-tilt) per cell it covers
+    /// or touches beyond those a known ship part covers or touches: on an
+    /// empty 5×5 board a two-cell ship in the corner covers or touches 6
+    /// cells, one in the middle 12, so the corner, half as likely without
+    /// the tilt, becomes the likelier; next to a hit only the cells beyond
+    /// the hit's own square count.
+    #[test]
+    fn density_with_a_tight_tilt_weighs_placements_by_their_fresh_cells() {
+        let t = 0.5;
+        let mut a = test_area(&["~~~~~"; 5], &[2], true);
+        let (corner, centre) = (a.size.index(Cell::new(0, 0)), a.size.index(Cell::new(2, 2)));
+        let plain = density(&a);
+        assert_eq!((plain[corner], plain[centre]), (2.0, 4.0));
+        a.tight_tilt = t;
+        let tilted = density(&a);
+        assert!(
+            (tilted[corner] - 2.0 * (-6.0 * t).exp()).abs() < 1e-12,
+            "{tilted:?}"
+        );
+        assert!(
+            (tilted[centre] - 4.0 * (-12.0 * t).exp()).abs() < 1e-12,
+            "{tilted:?}"
+        );
+        // A hit at the centre: what its 3×3 square holds is not fresh. Of the
+        // placements through the cell right of it, the one through the hit
+        // (weighed 100 for it) and the one further right add the column
+        // beyond the square, 3 cells; the two upright ones 6.
+        a.cells[centre] = Known::Hit;
+        let next = a.size.index(Cell::new(3, 2));
+        let expected = 101.0 * (-3.0 * t).exp() + 2.0 * (-6.0 * t).exp();
+        assert!(
+            (density(&a)[next] - expected).abs() < 1e-9,
+            "{:?}",
+            density(&a)
+        );
     }
 }

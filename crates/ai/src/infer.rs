@@ -19,7 +19,7 @@
 
 use rand::Rng;
 
-use crate::model::{Area, Known};
+use crate::model::{Area, FreshCells, Known};
 use crate::prior::{SeqPrior, Zone};
 use crate::rollout::Layout;
 
@@ -312,35 +312,19 @@ impl<'a> Sampler<'a> {
             let (x, y) = (i as usize % cols, i as usize / cols);
             x == 0 || y == 0 || x + 1 == cols || y + 1 == rows
         };
-        let known = |i: usize| area.cells[i].must_be_ship() || area.cells[i] == Known::Sunk;
-        let covered: Vec<bool> = (0..area.cells.len())
-            .map(|i| known(i) || self.neighbours[i].iter().any(|&j| known(j as usize)))
-            .collect();
-        // Each cell around a candidate counted once: `seen` holds the last
-        // candidate that counted it.
-        let mut seen = vec![usize::MAX; area.cells.len()];
-        let mut stamp = 0;
+        let mut fresh = (tight != 0.0).then(|| FreshCells::new(area));
         self.tilt = self
             .cands
             .iter()
             .map(|cands| {
                 (0..cands.len())
                     .map(|c| {
-                        stamp += 1;
                         let cells = cands.cells(c);
                         let on = cells.iter().filter(|&&i| on_edge(i)).count();
-                        let mut fresh = 0;
-                        for &i in cells.iter().filter(|_| tight != 0.0) {
-                            let around = self.neighbours[i as usize].iter().copied();
-                            for j in std::iter::once(i).chain(around) {
-                                let j = j as usize;
-                                if seen[j] != stamp {
-                                    seen[j] = stamp;
-                                    fresh += usize::from(!covered[j]);
-                                }
-                            }
-                        }
-                        (edge * on as f64 - tight * fresh as f64).exp()
+                        let around = fresh
+                            .as_mut()
+                            .map_or(0, |f| f.count(cells.iter().map(|&i| i as usize)));
+                        (edge * on as f64 - tight * around as f64).exp()
                     })
                     .collect()
             })

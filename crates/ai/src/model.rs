@@ -774,6 +774,50 @@ fn shop_search(rules: &Rules, default: &Fleet, sunk: &[String], total: u32) -> O
 /// Steps of `shop_search`: the standard catalogue takes a few thousand.
 const SHOP_SEARCH_BUDGET: u32 = 200_000;
 
+/// Counts the cells a ship placement covers or touches that no known ship
+/// part (a hit, a scanned or sunk part) already covers or touches: what the
+/// tight tilt (`Area::tight_tilt`) weighs a placement by.
+pub struct FreshCells {
+    size: Size,
+    /// Cells a known ship part covers or touches.
+    covered: Vec<bool>,
+    /// The last placement that counted each cell, so each counts once.
+    seen: Vec<u32>,
+    stamp: u32,
+}
+
+impl FreshCells {
+    pub fn new(area: &Area) -> FreshCells {
+        let size = area.size;
+        let known = |i: usize| area.cells[i].must_be_ship() || area.cells[i] == Known::Sunk;
+        let covered = (0..area.cells.len())
+            .map(|i| known(i) || size.neighbours(size.cell(i)).any(|c| known(size.index(c))))
+            .collect();
+        FreshCells {
+            size,
+            covered,
+            seen: vec![u32::MAX; area.cells.len()],
+            stamp: 0,
+        }
+    }
+
+    /// The fresh cells of one placement, given by its cells' indices.
+    pub fn count(&mut self, cells: impl IntoIterator<Item = usize>) -> usize {
+        self.stamp = self.stamp.wrapping_add(1);
+        let mut fresh = 0;
+        for i in cells {
+            let around = self.size.neighbours(self.size.cell(i));
+            for j in std::iter::once(i).chain(around.map(|c| self.size.index(c))) {
+                if self.seen[j] != self.stamp {
+                    self.seen[j] = self.stamp;
+                    fresh += usize::from(!self.covered[j]);
+                }
+            }
+        }
+        fresh
+    }
+}
+
 /// An area for unit tests, from view rows (`~` unknown, `X` hit, `!` scanned,
 /// `#` sunk, `+` fired with unknown result, anything else water), hiding one straight ship of each length.
 #[cfg(test)]
