@@ -178,8 +178,9 @@ pub fn density(area: &Area) -> Vec<f64> {
             }
             // A fired cell of unknown result counts as its volley's share of a hit.
             let fired: f64 = cells.iter().map(|&i| shares[i]).sum();
-            let around = fresh.as_mut().map_or(0, |f| f.count(cells.iter().copied()));
-            let tilt = (-area.tight_tilt * around as f64).exp();
+            let tilt = fresh.as_mut().map_or(1.0, |f| {
+                (-area.tight_tilt * f.count(cells.iter().copied()) as f64).exp()
+            });
             let weight = count * 100.0f64.powf(hits as f64 + fired) * tilt;
             for &index in cells {
                 if area.cells[index].targetable() {
