@@ -14,10 +14,14 @@
 //! a sinking retires the ship's cells (and under its ring). Counts are
 //! exact integers, so retiring a heavy placement leaves no residue.
 
-use crate::model::{Area, Known};
+use crate::model::{Area, FreshCells, Known};
 
 /// A placement through a hit weighs this much more per hit (as `heur::density`).
 const HIT_FACTOR: u128 = 100;
+
+/// The tight tilt's factors are fixed-point numbers with this many bits after
+/// the point, so the counts stay exact integers.
+const TILT_BITS: u32 = 32;
 
 /// One fleet the sampler found consistent with what is known: per hidden ship,
 /// its kind and its local cells.
@@ -43,7 +47,18 @@ pub struct World {
     by_kind: Vec<Vec<u32>>,
     neighbours: Vec<Vec<u16>>,
     no_touch: bool,
+    /// The tight tilt, where the area has one.
+    tilt: Option<Tilt>,
     base: State,
+}
+
+/// The tight tilt of a world: per count of fresh cells its fixed-point
+/// factor, and per cell the placements whose cells or their neighbours
+/// include it (`by_cell[start[c]..start[c + 1]]`).
+struct Tilt {
+    factor: Vec<u128>,
+    by_cell: Vec<u32>,
+    start: Vec<u32>,
 }
 
 #[derive(Clone)]
@@ -53,6 +68,10 @@ struct State {
     hits: Vec<u8>,
     score: Vec<u128>,
     count: Vec<u32>,
+    /// With a tight tilt: per placement, the cells it covers or touches that
+    /// no known ship part covers or touches; per cell, whether one does.
+    fresh: Vec<u8>,
+    covered: Vec<bool>,
 }
 
 /// Tie-breaks inside one rollout: a fixed random priority per cell (a
@@ -144,13 +163,23 @@ impl World {
             }
             by_kind[kind[p] as usize].push(p as u32);
         }
-        let neighbours = (0..n)
+        let neighbours: Vec<Vec<u16>> = (0..n)
             .map(|i| {
                 size.neighbours(size.cell(i))
                     .map(|c| size.index(c) as u16)
                     .collect()
             })
             .collect();
+        let (tilt, fresh, covered) = if area.tight_tilt != 0.0 {
+            let (tilt, fresh) = Tilt::new(area, &cells, &start, &neighbours);
+            let ship = |i: usize| matches!(known[i], HIT | SUNK);
+            let covered = (0..n)
+                .map(|i| ship(i) || neighbours[i].iter().any(|&j| ship(j as usize)))
+                .collect();
+            (Some(tilt), fresh, covered)
+        } else {
+            (None, Vec::new(), Vec::new())
+        };
         let mut world = World {
             n,
             cells,
@@ -161,12 +190,15 @@ impl World {
             by_kind,
             neighbours,
             no_touch: area.no_touch,
+            tilt,
             base: State {
                 known,
                 alive: vec![true; placements],
                 hits,
                 score: vec![0; n],
                 count,
+                fresh,
+                covered,
             },
         };
         let mut score = vec![0u128; n];
@@ -189,7 +221,44 @@ impl World {
     }
 
     fn weight(&self, state: &State, p: usize) -> u128 {
-        state.count[self.kind[p] as usize] as u128 * HIT_FACTOR.pow(state.hits[p] as u32)
+        state.count[self.kind[p] as usize] as u128 * self.unit(state, p)
+    }
+
+    /// A placement's weight per hidden ship of its kind.
+    fn unit(&self, state: &State, p: usize) -> u128 {
+        let unit = HIT_FACTOR.pow(state.hits[p] as u32);
+        match &self.tilt {
+            Some(tilt) => unit * tilt.factor[state.fresh[p] as usize],
+            None => unit,
+        }
+    }
+
+    /// With a tight tilt, a ship part found at `c` covers it and its
+    /// neighbours: every placement that covers or touches one of those not
+    /// covered before has a fresh cell fewer, and weighs more.
+    fn cover(&self, state: &mut State, c: usize) {
+        let Some(tilt) = &self.tilt else {
+            return;
+        };
+        for x in std::iter::once(c).chain(self.neighbours[c].iter().map(|&j| j as usize)) {
+            if state.covered[x] {
+                continue;
+            }
+            state.covered[x] = true;
+            for &p in &tilt.by_cell[tilt.start[x] as usize..tilt.start[x + 1] as usize] {
+                let p = p as usize;
+                if !state.alive[p] {
+                    state.fresh[p] -= 1;
+                    continue;
+                }
+                let old = self.weight(state, p);
+                state.fresh[p] -= 1;
+                let added = self.weight(state, p) - old;
+                for &y in self.placement(p) {
+                    state.score[y as usize] += added;
+                }
+            }
+        }
     }
 
     fn retire(&self, state: &mut State, p: usize) {
@@ -212,6 +281,7 @@ impl World {
 
     fn hit(&self, state: &mut State, c: usize) {
         state.known[c] = HIT;
+        self.cover(state, c);
         for &p in self.covering(c) {
             let p = p as usize;
             if !state.alive[p] {
@@ -256,7 +326,7 @@ impl World {
             if !state.alive[p] {
                 continue;
             }
-            let unit = HIT_FACTOR.pow(state.hits[p] as u32);
+            let unit = self.unit(state, p);
             for &c in self.placement(p) {
                 state.score[c as usize] -= unit;
             }
@@ -337,6 +407,51 @@ impl World {
     }
 }
 
+impl Tilt {
+    /// The tilt of `area` over the placements `cells[start[p]..start[p + 1]]`,
+    /// and each placement's fresh cells as the area is known
+    /// (`model::FreshCells`).
+    fn new(area: &Area, cells: &[u16], start: &[u32], neighbours: &[Vec<u16>]) -> (Tilt, Vec<u8>) {
+        let n = area.cells.len();
+        let mut fresh_cells = FreshCells::new(area);
+        let mut fresh = Vec::with_capacity(start.len().saturating_sub(1));
+        let mut touched: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut seen = vec![u32::MAX; n];
+        for p in 0..start.len().saturating_sub(1) {
+            let placement = &cells[start[p] as usize..start[p + 1] as usize];
+            fresh.push(fresh_cells.count(placement.iter().map(|&c| c as usize)) as u8);
+            for &c in placement {
+                let c = c as usize;
+                for x in std::iter::once(c).chain(neighbours[c].iter().map(|&j| j as usize)) {
+                    if seen[x] != p as u32 {
+                        seen[x] = p as u32;
+                        touched[x].push(p as u32);
+                    }
+                }
+            }
+        }
+        let most = fresh.iter().copied().max().unwrap_or(0) as usize;
+        let one = (1u128 << TILT_BITS) as f64;
+        let factor = (0..=most)
+            .map(|f| ((-area.tight_tilt * f as f64).exp() * one).round().max(1.0) as u128)
+            .collect();
+        let mut start = vec![0u32];
+        let mut by_cell = Vec::new();
+        for list in touched {
+            by_cell.extend(list);
+            start.push(by_cell.len() as u32);
+        }
+        (
+            Tilt {
+                factor,
+                by_cell,
+                start,
+            },
+            fresh,
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -344,12 +459,19 @@ mod tests {
     use crate::model::test_area;
 
     /// The incremental count equals `heur::density` recomputed from scratch
-    /// after every shot of a whole game.
+    /// after every shot of a whole game, with and without a tight tilt (then
+    /// up to the fixed point's rounding).
     #[test]
     fn incremental_counts_match_density_recomputed() {
-        for no_touch in [false, true] {
+        for (no_touch, tilt) in [(false, 0.0), (true, 0.0), (false, 0.3), (true, 0.3)] {
             let rows = ["~~~~~~~"; 7];
             let mut a = test_area(&rows, &[4, 3, 2], no_touch);
+            a.tight_tilt = tilt;
+            let one = if tilt == 0.0 {
+                1.0
+            } else {
+                (1u128 << TILT_BITS) as f64
+            };
             let world = World::new(&a).expect("plain area");
             // Ships: 4 across the top row, 3 down column 6, 2 at the bottom.
             let layout: Layout = vec![
@@ -399,7 +521,13 @@ mod tests {
                 let fresh = heur::density(&a);
                 for (i, known) in a.cells.iter().enumerate() {
                     if known.targetable() {
-                        assert_eq!(state.score[i] as f64, fresh[i], "cell {i} after {order:?}");
+                        let ours = state.score[i] as f64 / one;
+                        let off = (ours - fresh[i]).abs();
+                        assert!(
+                            off <= 1e-6 * fresh[i].abs(),
+                            "cell {i} after {order:?}: {ours} against {}",
+                            fresh[i]
+                        );
                     }
                 }
             }
