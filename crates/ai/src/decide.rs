@@ -8,7 +8,7 @@ use broadside_engine::{Action, Cell, Command, End, Line, Mode, Rules, SalvoMode,
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::model::{self, Area, Known, Memory, Waters};
+use crate::model::{self, Area, Known, Memory, Waters, TIGHT_TILT};
 use crate::{heur, infer, rollout, Bot, Strategy};
 
 /// The admiral thinks ahead once this few ships are left to find: then a
@@ -29,13 +29,6 @@ const ROLLOUT_MARGIN: f64 = 0.1;
 /// many standard errors of the paired difference (measured over 1,000 games:
 /// 1 σ saved 0.46 shots a game, 0 σ 0.36, 2 σ 0.32).
 const ROLLOUT_CONFIDENCE: f64 = 1.0;
-/// The admiral's tilt towards tight fleets in games of three seats or more
-/// (`model::Area::tight_tilt`), where the levels from medium up keep their
-/// fleet tight: measured on the classic board, 12.7 shots fewer to sink a
-/// fleet laid as expert lays it there, 1.4 more against the engine's random
-/// placement (docs/ai.md, "Salvo games: the admiral suspects a tight
-/// fleet").
-const TIGHT_TILT: f64 = 0.3;
 
 /// One opponent area with the strategy's hit probability per local cell.
 struct Scored {
@@ -62,13 +55,14 @@ impl Bot {
         let admiral = self.strategy == Strategy::Admiral;
         let admiral_duel = admiral && count == 1 && !view.salvo_round;
         // In games of three seats or more fleets are kept tight (even when
-        // only two seats are left). Not in space, where fleets are bought and
-        // scanned, and the tight tilt measured nothing (docs/ai.md). In a duel
-        // the admiral assumes no hiding: a tilt towards the edge, where hidden
-        // fleets lie, cost about a quarter of a shot a game against fleets
-        // laid at random, most of what the look-ahead wins (docs/ai.md, "The
-        // admiral: hidden fleets lie along the edge").
-        if admiral && view.seats.len() >= 3 && view.mode != Mode::Space {
+        // only two seats are left), and hard and up suspect it. Not in space,
+        // where fleets are bought and scanned, and the tight tilt measured
+        // nothing (docs/ai.md). In a duel no level assumes hiding: a tilt
+        // towards the edge, where hidden fleets lie, cost the admiral about a
+        // quarter of a shot a game against fleets laid at random, most of
+        // what its look-ahead wins (docs/ai.md, "The admiral: hidden fleets
+        // lie along the edge").
+        if self.strategy.suspects_tight() && view.seats.len() >= 3 && view.mode != Mode::Space {
             for area in &mut areas {
                 area.tight_tilt = TIGHT_TILT;
             }

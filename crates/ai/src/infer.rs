@@ -300,7 +300,7 @@ impl<'a> Sampler<'a> {
     /// known ship part (a hit, a scanned or sunk part) already covers or
     /// touches. The second is a factor per ship, not per layout: weighing
     /// whole layouts by the cells around the fleet found tight fleets less
-    /// well (docs/ai.md, "Salvo games: the admiral suspects a tight fleet").
+    /// well (docs/ai.md, "Salvo games: the hunters suspect a tight fleet").
     fn tilted(mut self) -> Self {
         let (edge, tight) = (self.area.edge_tilt, self.area.tight_tilt);
         if edge == 0.0 && tight == 0.0 {

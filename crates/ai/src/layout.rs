@@ -8,7 +8,7 @@ use broadside_engine::placement::Packer;
 use broadside_engine::{Cell, Mode, Placement, Rules, Shape, Size, View};
 use rand::Rng;
 
-use crate::model::Area;
+use crate::model::{self, Area};
 use crate::{prior, rollout};
 
 /// A sensible shop purchase: the default fleet. With `vary`, four
@@ -93,6 +93,11 @@ pub struct Hiding {
     /// this many random layouts ([`tightest`]); 0 for none. With no hiding
     /// candidates it is the layout itself (see [`Hiding::tight_in`]).
     pub tight: usize,
+    /// Where the fleet is kept tight, but not in space, whether the
+    /// candidates are hunted by a density count that suspects as much
+    /// ([`model::TIGHT_TILT`]), as hard and up hunt there, rather than by
+    /// the plain count.
+    pub suspicious: bool,
 }
 
 impl Hiding {
@@ -184,15 +189,13 @@ pub fn layout<R: Rng>(
         } else {
             0.0
         };
-        hidden(
-            area,
-            rules.ships_may_touch,
-            &shapes,
+        let judge = Hiding {
             candidates,
             prior_weight,
             tight,
-            rng,
-        )?
+            suspicious: hiding.suspicious && tight > 0 && !space,
+        };
+        hidden(area, rules.ships_may_touch, &shapes, judge, rng)?
     } else if tight > 0 {
         tightest(area, rules.ships_may_touch, &shapes, tight, rng)?
     } else {
@@ -309,25 +312,33 @@ fn cells_around(size: Size, shapes: &[&Shape], found: &[(u8, Cell)]) -> usize {
     mark.iter().filter(|&&m| m == AROUND).count()
 }
 
-/// The hardest of `candidates` random layouts for hunters to find: each
-/// candidate is hunted [`HIDING_TRIALS`] times by the density count (with
-/// other tie-breaks each time, [`rollout::World::play_out`]); its score is
-/// the mean of those shots, plus `prior_weight` times minus the log of its
-/// chance under the engine's random placement, and the highest score is
-/// kept. With `tight` above 0 each candidate is the tightest of that many
-/// random layouts ([`tightest`]). `shapes` must be in placement order
-/// (largest first); the result is `(rotation, corner)` per shape in area
-/// coordinates.
+/// The hardest of `hiding.candidates` random layouts for hunters to find:
+/// each candidate is hunted [`HIDING_TRIALS`] times by the density count
+/// (with other tie-breaks each time, [`rollout::World::play_out`]), which
+/// with `hiding.suspicious` suspects a tight fleet ([`model::TIGHT_TILT`]);
+/// its score is the mean of those shots, plus `hiding.prior_weight` times
+/// minus the log of its chance under the engine's random placement, and the
+/// highest score is kept. With `hiding.tight` above 0 each candidate is the
+/// tightest of that many random layouts ([`tightest`]). `shapes` must be in
+/// placement order (largest first); the result is `(rotation, corner)` per
+/// shape in area coordinates.
 pub fn hidden<R: Rng>(
     size: Size,
     may_touch: bool,
     shapes: &[&Shape],
-    candidates: usize,
-    prior_weight: f64,
-    tight: usize,
+    hiding: Hiding,
     rng: &mut R,
 ) -> Option<Vec<(u8, Cell)>> {
-    let area = empty_area(size, may_touch, shapes);
+    let Hiding {
+        candidates,
+        prior_weight,
+        tight,
+        suspicious,
+    } = hiding;
+    let mut area = empty_area(size, may_touch, shapes);
+    if suspicious {
+        area.tight_tilt = model::TIGHT_TILT;
+    }
     let world = rollout::World::new(&area);
     let mut best: Option<(f64, Vec<(u8, Cell)>)> = None;
     let seeds: Vec<u64> = (0..HIDING_TRIALS).map(|_| rng.random()).collect();
@@ -340,19 +351,7 @@ pub fn hidden<R: Rng>(
         let Some(world) = &world else {
             return Some(found);
         };
-        let layout: rollout::Layout = found
-            .iter()
-            .zip(shapes)
-            .enumerate()
-            .map(|(kind, (&(rot, at), shape))| {
-                let cells = shape
-                    .place(at, rot)
-                    .into_iter()
-                    .map(|(c, r)| size.index(Cell::new(c as u16, r as u16)) as u16)
-                    .collect();
-                (kind, cells)
-            })
-            .collect();
+        let layout = as_layout(size, shapes, &found);
         let shots: u64 = seeds
             .iter()
             .map(|&seed| {
@@ -369,6 +368,24 @@ pub fn hidden<R: Rng>(
         }
     }
     best.map(|(_, found)| found)
+}
+
+/// A layout as `(rotation, corner)` per shape, as the rollouts take it: per
+/// ship its kind (its index in `shapes`) and its cells.
+fn as_layout(size: Size, shapes: &[&Shape], found: &[(u8, Cell)]) -> rollout::Layout {
+    found
+        .iter()
+        .zip(shapes)
+        .enumerate()
+        .map(|(kind, (&(rot, at), shape))| {
+            let cells = shape
+                .place(at, rot)
+                .into_iter()
+                .map(|(c, r)| size.index(Cell::new(c as u16, r as u16)) as u16)
+                .collect();
+            (kind, cells)
+        })
+        .collect()
 }
 
 /// The natural log of the chance that the engine's random placement (R-2.6:
@@ -524,5 +541,43 @@ mod tests {
             .map(|l| engine_log_prior(&empty_area(size, false, &shapes), l).exp())
             .sum();
         assert!((total - 1.0).abs() < 1e-9, "{total}");
+    }
+
+    /// Mean shots a density hunter that suspects a tight fleet takes to sink
+    /// fleets hidden by `hiding` on the classic board (ships not touching).
+    fn suspicious_hunt(hiding: Hiding, fleets: u64) -> f64 {
+        use rand::SeedableRng;
+        let size = Size::new(10, 10);
+        let lines: Vec<Shape> = [5, 4, 3, 3, 2].into_iter().map(Shape::line).collect();
+        let shapes: Vec<&Shape> = lines.iter().collect();
+        let mut area = empty_area(size, false, &shapes);
+        area.tight_tilt = model::TIGHT_TILT;
+        let hunter = rollout::World::new(&area).expect("a plain area has a world");
+        let mut shots = 0;
+        for seed in 0..fleets {
+            let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+            let found = hidden(size, false, &shapes, hiding, &mut rng).expect("a layout");
+            let layout = as_layout(size, &shapes, &found);
+            // Other tie-breaks than the hider's own trials.
+            let tie = 1_000 + seed;
+            let first = hunter.density_choice(tie).unwrap_or(0);
+            shots += hunter.play_out(&layout, first, tie);
+        }
+        f64::from(shots) / fleets as f64
+    }
+
+    /// A tight fleet judged by a hunter that suspects tightness is harder
+    /// for such a hunter to find than one judged by the plain count.
+    #[test]
+    fn fleets_hidden_from_a_suspicious_hunter_take_it_longer() {
+        let judge = |suspicious| Hiding {
+            candidates: 16,
+            prior_weight: 0.0,
+            tight: 16,
+            suspicious,
+        };
+        let plain = suspicious_hunt(judge(false), 60);
+        let wary = suspicious_hunt(judge(true), 60);
+        assert!(wary > plain + 4.0, "plain {plain:.2}, suspicious {wary:.2}");
     }
 }

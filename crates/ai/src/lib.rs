@@ -93,24 +93,36 @@ impl Strategy {
         self == Strategy::Admiral
     }
 
+    /// Whether the strategy, in games of three seats or more but space,
+    /// hunts as if every fleet were kept tight ([`model::TIGHT_TILT`]), as
+    /// the levels from medium up keep theirs: hard and up do.
+    pub fn suspects_tight(self) -> bool {
+        matches!(
+            self,
+            Strategy::Density | Strategy::Bayes | Strategy::Admiral
+        )
+    }
+
     /// How hard the strategy hides its own fleet (see [`layout::Hiding`]):
     /// the levels above medium hide it from hunters that count placements,
     /// each more than the one below, and the admiral also from hunters that
     /// assume the engine's random placement (bayes). In games of three seats
     /// or more medium and up also keep their fleet tight
-    /// ([`layout::tightest`]).
+    /// ([`layout::tightest`]), and the admiral hides it from hunters that
+    /// suspect as much ([`Strategy::suspects_tight`]).
     pub fn hiding(self) -> layout::Hiding {
-        let (candidates, prior_weight, tight) = match self {
-            Strategy::Random => (0, 0.0, 0),
-            Strategy::Hunt => (0, 0.0, 8),
-            Strategy::Density => (8, 0.0, 64),
-            Strategy::Bayes => (64, 0.0, 64),
-            Strategy::Admiral => (1024, 10.0, 256),
+        let (candidates, prior_weight, tight, suspicious) = match self {
+            Strategy::Random => (0, 0.0, 0, false),
+            Strategy::Hunt => (0, 0.0, 8, false),
+            Strategy::Density => (8, 0.0, 64, false),
+            Strategy::Bayes => (64, 0.0, 64, false),
+            Strategy::Admiral => (1024, 10.0, 256, true),
         };
         layout::Hiding {
             candidates,
             prior_weight,
             tight,
+            suspicious,
         }
     }
 }
