@@ -811,18 +811,34 @@ impl FreshCells {
 
     /// The fresh cells of one placement, given by its cells' indices.
     pub fn count(&mut self, cells: impl IntoIterator<Item = usize>) -> usize {
-        self.stamp = self.stamp.wrapping_add(1);
         let mut fresh = 0;
+        self.visit(cells, |_, covered| fresh += usize::from(!covered));
+        fresh
+    }
+
+    /// Calls `f` once for each cell one placement (its cells' indices)
+    /// covers or touches, with whether a known ship part covers or touches
+    /// that cell.
+    pub fn visit(
+        &mut self,
+        cells: impl IntoIterator<Item = usize>,
+        mut f: impl FnMut(usize, bool),
+    ) {
+        self.stamp = self.stamp.wrapping_add(1);
         for i in cells {
             let around = self.size.neighbours(self.size.cell(i));
             for j in std::iter::once(i).chain(around.map(|c| self.size.index(c))) {
                 if self.seen[j] != self.stamp {
                     self.seen[j] = self.stamp;
-                    fresh += usize::from(!self.covered[j]);
+                    f(j, self.covered[j]);
                 }
             }
         }
-        fresh
+    }
+
+    /// Per cell, whether a known ship part covers or touches it.
+    pub fn into_covered(self) -> Vec<bool> {
+        self.covered
     }
 }
 

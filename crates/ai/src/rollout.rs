@@ -171,11 +171,7 @@ impl World {
             })
             .collect();
         let (tilt, fresh, covered) = if area.tight_tilt != 0.0 {
-            let (tilt, fresh) = Tilt::new(area, &cells, &start, &neighbours);
-            let ship = |i: usize| matches!(known[i], HIT | SUNK);
-            let covered = (0..n)
-                .map(|i| ship(i) || neighbours[i].iter().any(|&j| ship(j as usize)))
-                .collect();
+            let (tilt, fresh, covered) = Tilt::new(area, &cells, &start);
             (Some(tilt), fresh, covered)
         } else {
             (None, Vec::new(), Vec::new())
@@ -409,26 +405,21 @@ impl World {
 
 impl Tilt {
     /// The tilt of `area` over the placements `cells[start[p]..start[p + 1]]`,
-    /// and each placement's fresh cells as the area is known
-    /// (`model::FreshCells`).
-    fn new(area: &Area, cells: &[u16], start: &[u32], neighbours: &[Vec<u16>]) -> (Tilt, Vec<u8>) {
-        let n = area.cells.len();
+    /// each placement's fresh cells as the area is known, and per cell
+    /// whether a known ship part covers or touches it (`model::FreshCells`).
+    fn new(area: &Area, cells: &[u16], start: &[u32]) -> (Tilt, Vec<u8>, Vec<bool>) {
         let mut fresh_cells = FreshCells::new(area);
-        let mut fresh = Vec::with_capacity(start.len().saturating_sub(1));
-        let mut touched: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut seen = vec![u32::MAX; n];
-        for p in 0..start.len().saturating_sub(1) {
+        let placements = start.len().saturating_sub(1);
+        let mut fresh = Vec::with_capacity(placements);
+        let mut touched: Vec<Vec<u32>> = vec![Vec::new(); area.cells.len()];
+        for p in 0..placements {
             let placement = &cells[start[p] as usize..start[p + 1] as usize];
-            fresh.push(fresh_cells.count(placement.iter().map(|&c| c as usize)) as u8);
-            for &c in placement {
-                let c = c as usize;
-                for x in std::iter::once(c).chain(neighbours[c].iter().map(|&j| j as usize)) {
-                    if seen[x] != p as u32 {
-                        seen[x] = p as u32;
-                        touched[x].push(p as u32);
-                    }
-                }
-            }
+            let mut count = 0u8;
+            fresh_cells.visit(placement.iter().map(|&c| c as usize), |x, covered| {
+                touched[x].push(p as u32);
+                count += u8::from(!covered);
+            });
+            fresh.push(count);
         }
         let most = fresh.iter().copied().max().unwrap_or(0) as usize;
         let one = (1u128 << TILT_BITS) as f64;
@@ -448,6 +439,7 @@ impl Tilt {
                 start,
             },
             fresh,
+            fresh_cells.into_covered(),
         )
     }
 }
