@@ -14,12 +14,19 @@ const KINDS = ["unknown", "miss", "water", "hit", "sunk"];
 
 /** Fires (next to hits first) until the target board shows every kind. */
 async function fireUntilEveryKind(page) {
-  for (let step = 0; step < 400; step += 1) {
-    const missing = await page.evaluate((kinds) => {
+  // Bounded by time, not by steps: while the bot plays (after every miss, and
+  // for as long as it keeps hitting) each step only waits, and a slow machine
+  // spends many steps there.
+  const deadline = Date.now() + 120000;
+  let missing = KINDS;
+  while (Date.now() < deadline) {
+    const look = await page.evaluate((kinds) => {
       const board = document.querySelector(".target-board");
-      return kinds.filter((k) => !board?.querySelector(`.cell.m-${k}`));
+      return { missing: kinds.filter((k) => !board?.querySelector(`.cell.m-${k}`)), ended: !!document.querySelector(".end") };
     }, KINDS);
+    missing = look.missing;
     if (!missing.length) return;
+    if (look.ended) throw new Error(`the game ended before the board showed ${missing.join(", ")}`);
     if (missing.length === 1 && missing[0] === "hit") {
       // Everything but an open hit: fire away from the hits until one appears.
       if (!(await fireAwayFromHits(page))) await page.waitForTimeout(40);
@@ -27,7 +34,8 @@ async function fireUntilEveryKind(page) {
     }
     if (!(await fireOnce(page))) await page.waitForTimeout(40);
   }
-  throw new Error("the board never showed every kind of cell");
+  const banner = await page.evaluate(() => document.querySelector("#turn-banner")?.textContent?.trim());
+  throw new Error(`in two minutes the board never showed ${missing.join(", ")} (the turn banner says "${banner}")`);
 }
 
 /** One shot at an unknown cell with no hit or sunk part beside it. */

@@ -66,12 +66,14 @@ enum Style {
     Huddle,
 }
 
-/// The most candidates weighed on a 10×10 board; bigger boards weigh fewer,
-/// so that laying a fleet takes about as long on any board.
-const MAX_CANDIDATES: usize = 1024;
+/// The most hunts (candidates times [`Hiding::trials`]) that judge a fleet's
+/// candidates on a 10×10 board; bigger boards weigh fewer candidates, so that
+/// laying a fleet takes about as long on any board.
+const MAX_HUNTS: usize = 4096;
 
-/// Each candidate of a hidden layout is hunted this many times.
-const HIDING_TRIALS: usize = 4;
+/// The hunts per candidate on sea boards bigger than 10×10 (see
+/// [`Hiding::judged_on`]).
+const BIG_BOARD_TRIALS: usize = 4;
 
 /// The most random layouts drawn for a tight fleet's candidates (candidates
 /// times [`Hiding::tight`]); beyond it the candidates are fewer. At this
@@ -85,6 +87,10 @@ const MAX_TIGHT_LAYOUTS: usize = 16_384;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Hiding {
     pub candidates: usize,
+    /// How many times each candidate is hunted, with other tie-breaks each
+    /// time: the mean of more hunts tells the hard fleets from the lucky ones
+    /// better (docs/ai.md, "Hiding the fleet").
+    pub trials: usize,
     /// How much a layout's unlikeliness under the engine's random placement
     /// counts, in shots per unit of log-probability: hunters that assume
     /// that placement (bayes) look there last.
@@ -101,18 +107,31 @@ pub struct Hiding {
 }
 
 impl Hiding {
-    /// The candidates weighed on a board: at most [`MAX_CANDIDATES`] on a
-    /// 10×10 board and proportionally fewer on bigger ones. In space every
-    /// level's count is scaled down with the board: its abilities strike
-    /// whole columns and squares, which the density hunter that judges the
-    /// candidates ignores (measured: expert vs hard in space duels 51 % with
-    /// 32 candidates, 44.5 % with 64, 200 games).
-    fn candidates_on(self, size: Size, space: bool) -> usize {
+    /// The candidates weighed on a board and the hunts each: at most
+    /// [`MAX_HUNTS`] hunts in all on a 10×10 board and proportionally fewer
+    /// on bigger ones. In space every level's count of candidates is scaled
+    /// down with the board: its abilities strike whole columns and squares,
+    /// which the density hunter that judges the candidates ignores (measured:
+    /// expert vs hard in space duels 51 % with 32 candidates, 44.5 % with 64,
+    /// 200 games). On the sea boards bigger than 10×10 (brasil, italia) the
+    /// hunts go to more candidates, [`BIG_BOARD_TRIALS`] hunts each: a fleet
+    /// there has more places to hide, and the admiral's fleets hid worse with
+    /// fewer candidates hunted more often (docs/ai.md, "Hiding the fleet").
+    fn judged_on(self, size: Size, space: bool) -> (usize, usize) {
         let cells = size.cell_count().max(1);
+        let trials = self.trials.max(1);
         if space {
-            (self.candidates * 100 / cells).clamp(1, self.candidates)
+            (
+                (self.candidates * 100 / cells).clamp(1, self.candidates),
+                trials,
+            )
+        } else if cells > 100 && trials > BIG_BOARD_TRIALS {
+            let candidates = self.candidates * trials / BIG_BOARD_TRIALS;
+            let most = MAX_HUNTS * 100 / cells / BIG_BOARD_TRIALS;
+            (candidates.min(most).max(1), BIG_BOARD_TRIALS)
         } else {
-            self.candidates.min(MAX_CANDIDATES * 100 / cells).max(1)
+            let most = MAX_HUNTS * 100 / cells / trials;
+            (self.candidates.min(most).max(1), trials)
         }
     }
 
@@ -174,7 +193,7 @@ pub fn layout<R: Rng>(
     let space = view.mode == Mode::Space;
     let tight = hiding.tight_in(view.seats.len(), space);
     let found = if hiding.candidates > 0 {
-        let mut candidates = hiding.candidates_on(area, space);
+        let (mut candidates, trials) = hiding.judged_on(area, space);
         if let Some(most) = MAX_TIGHT_LAYOUTS.checked_div(tight) {
             candidates = candidates.min(most).max(1);
         }
@@ -191,6 +210,7 @@ pub fn layout<R: Rng>(
         };
         let judge = Hiding {
             candidates,
+            trials,
             prior_weight,
             tight,
             suspicious: hiding.suspicious && tight > 0 && !space,
@@ -313,7 +333,7 @@ fn cells_around(size: Size, shapes: &[&Shape], found: &[(u8, Cell)]) -> usize {
 }
 
 /// The hardest of `hiding.candidates` random layouts for hunters to find:
-/// each candidate is hunted [`HIDING_TRIALS`] times by the density count
+/// each candidate is hunted `hiding.trials` times by the density count
 /// (with other tie-breaks each time, [`rollout::World::play_out`]), which
 /// with `hiding.suspicious` suspects a tight fleet ([`model::TIGHT_TILT`]);
 /// its score is the mean of those shots, plus `hiding.prior_weight` times
@@ -331,6 +351,7 @@ pub fn hidden<R: Rng>(
 ) -> Option<Vec<(u8, Cell)>> {
     let Hiding {
         candidates,
+        trials,
         prior_weight,
         tight,
         suspicious,
@@ -341,7 +362,7 @@ pub fn hidden<R: Rng>(
     }
     let world = rollout::World::new(&area);
     let mut best: Option<(f64, Vec<(u8, Cell)>)> = None;
-    let seeds: Vec<u64> = (0..HIDING_TRIALS).map(|_| rng.random()).collect();
+    let seeds: Vec<u64> = (0..trials.max(1)).map(|_| rng.random()).collect();
     for _ in 0..candidates.max(1) {
         let found = if tight > 0 {
             tightest(size, may_touch, shapes, tight, rng)?
@@ -488,6 +509,34 @@ fn closeness(ships: &[Vec<Cell>]) -> f64 {
 mod tests {
     use super::*;
 
+    /// The admiral hunts each candidate sixteen times on a 10×10 board; on
+    /// the bigger sea boards the same hunts go to more candidates, and in
+    /// space the candidates shrink with the board. Expert's judging is the
+    /// same everywhere but space.
+    #[test]
+    fn the_hunts_that_judge_candidates_depend_on_the_board() {
+        let admiral = crate::Strategy::Admiral.hiding();
+        let expert = crate::Strategy::Bayes.hiding();
+        let judged = |h: Hiding, cols, rows, space| h.judged_on(Size::new(cols, rows), space);
+        assert_eq!(judged(admiral, 10, 10, false), (256, 16));
+        assert_eq!(judged(admiral, 15, 15, false), (455, 4));
+        assert_eq!(judged(admiral, 16, 16, false), (400, 4));
+        assert_eq!(judged(admiral, 20, 10, true), (128, 16));
+        assert_eq!(judged(admiral, 8, 8, false), (256, 16));
+        for (cols, rows) in [(10, 10), (15, 15), (16, 16)] {
+            assert_eq!(judged(expert, cols, rows, false), (64, 4));
+        }
+        // Never more hunts than the board's share of MAX_HUNTS.
+        for side in 5..=26 {
+            let (candidates, trials) = judged(admiral, side, side, false);
+            let cells = usize::from(side) * usize::from(side);
+            assert!(
+                candidates * trials <= (MAX_HUNTS * 100 / cells).max(trials),
+                "{side}"
+            );
+        }
+    }
+
     /// Every legal layout of a 3-cell and a 2-cell ship on a 4×4 board, ships
     /// not touching, as `rollout::Layout`s.
     fn all_layouts(size: Size, shapes: &[&Shape]) -> Vec<rollout::Layout> {
@@ -572,6 +621,7 @@ mod tests {
     fn fleets_hidden_from_a_suspicious_hunter_take_it_longer() {
         let judge = |suspicious| Hiding {
             candidates: 16,
+            trials: 4,
             prior_weight: 0.0,
             tight: 16,
             suspicious,

@@ -111,15 +111,16 @@ impl Strategy {
     /// ([`layout::tightest`]), and the admiral hides it from hunters that
     /// suspect as much ([`Strategy::suspects_tight`]).
     pub fn hiding(self) -> layout::Hiding {
-        let (candidates, prior_weight, tight, suspicious) = match self {
-            Strategy::Random => (0, 0.0, 0, false),
-            Strategy::Hunt => (0, 0.0, 8, false),
-            Strategy::Density => (8, 0.0, 64, false),
-            Strategy::Bayes => (64, 0.0, 64, false),
-            Strategy::Admiral => (1024, 10.0, 256, true),
+        let (candidates, trials, prior_weight, tight, suspicious) = match self {
+            Strategy::Random => (0, 0, 0.0, 0, false),
+            Strategy::Hunt => (0, 0, 0.0, 8, false),
+            Strategy::Density => (8, 4, 0.0, 64, false),
+            Strategy::Bayes => (64, 4, 0.0, 64, false),
+            Strategy::Admiral => (256, 16, 10.0, 256, true),
         };
         layout::Hiding {
             candidates,
+            trials,
             prior_weight,
             tight,
             suspicious,
