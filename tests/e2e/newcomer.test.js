@@ -88,6 +88,25 @@ test("a hello the server refuses leaves the connection usable under the last goo
   await context.close();
 });
 
+test("a click is not lost to a redraw that a frame brings between press and release", async () => {
+  const { context, page } = await newPlayer(fixture.chromium.browser);
+  await openHome(page, fixture.server.url, "Bruno");
+  await page.evaluate(async () => {
+    window.link = (await import("/js/app.js")).getLink();
+  });
+  await page.waitForFunction(() => window.link.ready);
+  await page.locator("#play-bot").scrollIntoViewIfNeeded();
+  const box = await page.locator("#play-bot").boundingBox();
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  await page.mouse.down();
+  // A frame arrives while the button is held (as the open rooms, a chat line
+  // or another seat's move may at any time); the page redraws.
+  await page.evaluate(() => window.link.onFrame({ type: "server_notice_for_test" }));
+  await page.mouse.up();
+  await page.waitForSelector(".placement", { timeout: 10000 });
+  await context.close();
+});
+
 test("a toast about one screen does not follow to the next", async () => {
   const { context, page } = await newPlayer(fixture.chromium.browser);
   await openHome(page, fixture.server.url, "Dora");

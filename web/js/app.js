@@ -36,6 +36,43 @@ const app = document.getElementById("app");
 // The tests reach the page's link through this module (newcomer.test.js).
 export { getLink };
 
+// A redraw replaces the page's elements: one that lands between a press and
+// its release would take the pressed button away, and the click with it. So a
+// redraw that a frame or the link's status brings waits, while a pointer is
+// pressed, until its release has clicked (not during a drag, whose preview
+// follows the game, nor for longer than a slow long-press).
+const HELD_REDRAW_MS = 1500;
+let pressedAt = null;
+let redrawOnRelease = false;
+
+function released() {
+  if (pressedAt === null) return;
+  pressedAt = null;
+  // The click of this release is dispatched before the timeout runs.
+  setTimeout(() => {
+    if (redrawOnRelease && pressedAt === null) {
+      redrawOnRelease = false;
+      render();
+    }
+  }, 0);
+}
+
+window.addEventListener("pointerdown", () => (pressedAt = Date.now()), true);
+for (const event of ["pointerup", "pointercancel"]) window.addEventListener(event, released, true);
+// The window itself losing focus (not an element of the page) ends a press too.
+window.addEventListener("blur", (event) => event.target === window && released());
+
+/** Redraws for news from the server, unless a press would lose its click. */
+function renderNews() {
+  const held = pressedAt !== null && Date.now() - pressedAt < HELD_REDRAW_MS;
+  if (held && !document.body.classList.contains("dragging")) {
+    redrawOnRelease = true;
+    return;
+  }
+  redrawOnRelease = false;
+  render();
+}
+
 function onFrame(frame) {
   switch (frame.type) {
     case "welcome":
@@ -97,7 +134,7 @@ function onFrame(frame) {
     default:
       break;
   }
-  render();
+  renderNews();
 }
 
 function onError(frame) {
@@ -270,7 +307,7 @@ async function main() {
     onFrame,
     onStatus: (status) => {
       S.status = status;
-      render();
+      renderNews();
     },
   });
   const replayId = replayIdFromPath();
