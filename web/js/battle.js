@@ -128,9 +128,9 @@ function fireAt(board, col, row) {
     const key = `${col},${row}`;
     const index = S.volley.findIndex(([c, r]) => `${c},${r}` === key);
     if (index >= 0) S.volley.splice(index, 1);
-    else if (looksTargetable(mark) && S.volley.length < rules().shots_per_turn) S.volley.push([col, row]);
+    else if (looksTargetable(mark) && S.volley.length < volleySize()) S.volley.push([col, row]);
     else if (!looksTargetable(mark)) toast(t("err.not_targetable"), "error");
-    announce(plural("volley_count", rules().shots_per_turn, { n: S.volley.length, total: rules().shots_per_turn }));
+    announce(plural("volley_count", volleySize(), { n: S.volley.length, total: volleySize() }));
     render();
     return;
   }
@@ -139,6 +139,11 @@ function fireAt(board, col, row) {
     return;
   }
   send({ type: "command", command: { cmd: "fire", target: { board, at: [col, row] } } });
+}
+
+/** The shots of the hard-rule volley due now, as the engine counts them (R-5.1: fewer only near the end). */
+function volleySize() {
+  return S.view.legal_targets?.shots_in_turn ?? 0;
 }
 
 function submitVolley() {
@@ -310,10 +315,12 @@ function battleBanner() {
   }
   if (myTurn()) {
     let text = t("your_turn");
-    if (rules().preset === "brasil" || rules().shots_per_turn > 1) {
-      text = perVolley()
-        ? plural("volley_turn", rules().shots_per_turn)
-        : t("shots_turn", { k: (view.shots_this_turn || 0) + 1, n: rules().shots_per_turn });
+    // The engine says whether the turn has a fixed number of shots, and how many (R-5.1, R-5.3).
+    const targets = view.legal_targets;
+    if (targets?.shots_in_turn !== undefined && targets?.shots_in_turn !== null) {
+      text = targets.volley
+        ? plural("volley_turn", targets.shots_in_turn)
+        : t("shots_turn", { k: (view.shots_this_turn || 0) + 1, n: targets.shots_in_turn });
     } else if (rules().max_shots_per_turn) {
       text = `${t("your_turn")} · ${t("shot_of_max", { k: (view.shots_this_turn || 0) + 1, n: rules().max_shots_per_turn })}`;
     }
@@ -453,8 +460,8 @@ export function renderBattle() {
     actions.push(
       h(
         "button",
-        { class: "button primary big", type: "button", id: "fire-volley", disabled: S.volley.length !== rules().shots_per_turn, onclick: submitVolley },
-        `💥 ${t("fire_volley", { n: S.volley.length, total: rules().shots_per_turn })}`,
+        { class: "button primary big", type: "button", id: "fire-volley", disabled: S.volley.length !== volleySize(), onclick: submitVolley },
+        `💥 ${t("fire_volley", { n: S.volley.length, total: volleySize() })}`,
       ),
     );
   }

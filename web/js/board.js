@@ -3,7 +3,7 @@
 
 import { t } from "./i18n.js";
 
-/** Letters of a 0-based index: A…Z, then AA, AB, … (RULES.md ). */
+/** Letters of a 0-based index: A…Z, then AA, AB, … (docs/rules.md ). */
 export function letters(index) {
   let out = "";
   let n = index;

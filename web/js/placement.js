@@ -1,4 +1,4 @@
-// The placement screen (RULES.md ): a dock with the fleet drawn to scale,
+// The placement screen (docs/rules.md ): a dock with the fleet drawn to scale,
 // drag and drop onto the grid, rotation by right-click, the "↻ Rotate" button,
 // the R key and a long-press, "🎲 Random" for the rest, and Ready.
 //

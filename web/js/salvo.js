@@ -7,13 +7,28 @@ import { render } from "./hooks.js";
 import { send } from "./link.js";
 import { announce, toast } from "./notify.js";
 import { S, label, mySeat, rules, seatName, shipTypeName } from "./state.js";
-import { blockIndexAt, blockRole, blockTitle, boardMark, cellIsTarget, isMate, isShared, looksTargetable, originOf, seaSize } from "./view.js";
+import { blockIndexAt, blockRole, blockTitle, cellIsTarget, isMate, isShared } from "./view.js";
+
+/**
+ * What the engine says the seat may aim at now (view.legal_targets): per
+ * opponent's waters the targetable cells and the shots due. Absent when the
+ * seat has nothing to do.
+ */
+function legalWaters() {
+  return S.view?.legal_targets?.waters || [];
+}
+
+function keyOfWaters(waters) {
+  return isShared() ? waters.block : waters.board;
+}
+
+function watersOfKey(key) {
+  return legalWaters().find((w) => keyOfWaters(w) === Number(key));
+}
 
 /** The opponents a salvo is shared among: their boards, or their blocks in the shared sea. */
 export function salvoKeys() {
-  const view = S.view;
-  if (isShared()) return view.blocks.map((_, i) => i).filter((i) => blockRole(i) === "foe");
-  return view.boards.map((_, i) => i).filter((i) => i !== mySeat() && !isMate(i) && view.seats[i]?.alive);
+  return legalWaters().map(keyOfWaters);
 }
 
 function keyOfCell(board, col, row) {
@@ -22,31 +37,6 @@ function keyOfCell(board, col, row) {
 
 function boardOfKey(key) {
   return isShared() ? 0 : Number(key);
-}
-
-function cellsOfKey(key) {
-  const board = boardOfKey(key);
-  if (!isShared()) {
-    const size = seaSize(board);
-    const out = [];
-    for (let r = 0; r < size.rows; r += 1) for (let c = 0; c < size.cols; c += 1) out.push([c, r]);
-    return out;
-  }
-  const [c0, r0] = originOf(S.view.blocks[key]);
-  const size = S.view.board_size;
-  const out = [];
-  for (let r = r0; r < r0 + size.rows; r += 1) for (let c = c0; c < c0 + size.cols; c += 1) out.push([c, r]);
-  return out;
-}
-
-function targetableIn(key, limit) {
-  const board = boardOfKey(key);
-  let n = 0;
-  for (const [c, r] of cellsOfKey(key)) {
-    if (looksTargetable(boardMark(board, c, r))) n += 1;
-    if (n >= limit) break;
-  }
-  return n;
 }
 
 export function actionKey() {
@@ -61,19 +51,22 @@ function focusKey() {
   return null;
 }
 
-/** Shots still owed to one opponent, and how many they may take. */
+/**
+ * The shots chosen for one opponent, and how many are due there: the engine's
+ * count (R-6.3), unless the ability chosen takes their place or, in focus, the
+ * shots went to another opponent (R-6.5).
+ */
 export function salvoNeed(key) {
-  const per = rules().shots_per_opponent;
   const chosen = (S.salvo[key] || []).length;
+  const due = watersOfKey(key)?.shots_due ?? 0;
   if (rules().salvo === "focus") {
-    const total = per * salvoKeys().length;
     if (S.salvoAction) return { chosen, due: 0 };
     const focus = focusKey();
     if (focus !== null && focus !== Number(key)) return { chosen, due: 0 };
-    return { chosen, due: targetableIn(key, total) };
+    return { chosen, due };
   }
   if (S.salvoAction && actionKey() === Number(key)) return { chosen, due: 0 };
-  return { chosen, due: targetableIn(key, per) };
+  return { chosen, due };
 }
 
 export function salvoComplete() {
@@ -95,7 +88,8 @@ export function salvoTotals() {
   let due;
   if (rules().salvo === "focus") {
     const focus = focusKey();
-    due = S.salvoAction ? 0 : focus !== null ? salvoNeed(focus).due : rules().shots_per_opponent * keys.length;
+    // Before a choice: the most any one opponent may take.
+    due = S.salvoAction ? 0 : focus !== null ? salvoNeed(focus).due : Math.max(0, ...keys.map((k) => salvoNeed(k).due));
   } else {
     due = keys.reduce((n, k) => n + salvoNeed(k).due, 0);
   }

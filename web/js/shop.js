@@ -1,4 +1,4 @@
-// The space shop (RULES.md ): the catalogue with every ship drawn, its
+// The space shop (docs/rules.md ): the catalogue with every ship drawn, its
 // price, its limit and its ability; a cart with the credits left; the default
 // fleet; and Buy. The client only adds up what it shows: whether a fleet may be
 // bought (budget, the capital rule, limits, the fit on the field) is the

@@ -9,6 +9,7 @@ use crate::placement::Placement;
 
 /// A cell of a board: the owner's seat in fleet duel and space, 0 in the shared sea.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Target {
     pub board: usize,
     pub at: Cell,
@@ -16,6 +17,7 @@ pub struct Target {
 
 /// Where a laser enters its column.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum End {
     /// Row A, the first row.
@@ -26,6 +28,7 @@ pub enum End {
 
 /// A whole row or a whole column (air bombardment, R-10.3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Line {
     Row(u16),
@@ -35,6 +38,7 @@ pub enum Line {
 /// Something used instead of a shot: a space ability or an italia special
 ///
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Action {
     Laser {
@@ -72,6 +76,7 @@ pub enum Action {
 
 /// The kinds of [`Action`], with the stable ids used in views and answers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ActionKind {
     Laser,
@@ -135,6 +140,7 @@ impl Action {
 /// Everything a seat (or the clock) can ask of a game. [`crate::Game::apply`] is
 /// the only way to change a game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "cmd", rename_all = "snake_case")]
 pub enum Command {
     /// Space shop: the whole fleet of a seat.
@@ -166,6 +172,7 @@ pub enum Command {
 
 /// The outcome of one shot on one cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ShotResult {
     Miss,
@@ -175,6 +182,7 @@ pub enum ShotResult {
 
 /// The phases of a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     Shop,
@@ -197,6 +205,7 @@ impl Phase {
 /// What happened. Events go to every viewer through
 /// [`crate::Game::events_for`], which removes what a viewer may not know.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
     /// A seat bought its fleet; only the number of ships is public.
@@ -291,6 +300,7 @@ pub enum Event {
 
 /// One scanned cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ScanCell {
     pub at: Cell,
     pub ship: bool,

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A refused command, with a stable code (REFEREE.md) that clients translate.
+/// A refused command, with a stable code (docs/referee.md) that clients translate.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
 pub enum RuleError {
     #[error("bad command: {0}")]
@@ -54,7 +54,7 @@ pub enum RuleError {
 }
 
 impl RuleError {
-    /// The stable identifier of REFEREE.md.
+    /// The stable identifier of docs/referee.md.
     pub fn code(&self) -> &'static str {
         match self {
             RuleError::BadCommand(_) => "bad_command",

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// Serialized as `[col, row]`, the form the referee and the protocol use.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(from = "[u16; 2]", into = "[u16; 2]")]
 pub struct Cell {
     pub col: u16,
@@ -32,6 +33,7 @@ impl From<Cell> for [u16; 2] {
 
 /// The size of a rectangular grid.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Size {
     pub cols: u16,
     pub rows: u16,
@@ -92,6 +94,7 @@ impl Size {
 
 /// Which axis of a board carries the letters of a label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum LetterAxis {
     /// Rows are letters, columns numbers: `C7` = row C, column 7.

@@ -1,5 +1,5 @@
 //! The rules engine of Broadside: the pure game logic of every preset of
-//! `RULES.md`, with no IO, no clock and no global randomness.
+//! `docs/rules.md`, with no IO, no clock and no global randomness.
 //!
 //! A [`Game`] is created from a [`Setup`], changed only through
 //! [`Game::apply`] (commands in, [`Event`]s out, a typed [`RuleError`] and no
@@ -15,20 +15,23 @@ pub mod command;
 pub mod error;
 pub mod game;
 pub mod geometry;
+pub mod intent;
 pub mod placement;
 pub mod rules;
 pub mod ships;
-pub mod stats;
 pub mod view;
 
 pub use command::{
     Action, ActionKind, Command, End, Event, Line, Phase, ScanCell, ShotResult, Target,
 };
 pub use error::RuleError;
+pub use game::stats::{self, SeatStats, ShotCell};
 pub use game::{action_area, Game, Status, RESERVE_FIGHTERS, RESERVE_TYPE};
 pub use geometry::{label, parse_label, Cell, LabelError, LetterAxis, Size};
+pub use intent::Intent;
 pub use placement::Placement;
 pub use rules::{CustomShip, Mode, Options, Preset, Report, Rules, SalvoMode, Setup};
 pub use ships::{Shape, ShipAbility, ShipType};
-pub use stats::{SeatStats, ShotCell};
-pub use view::{AbilityView, BlockView, BoardView, SeatView, ShipView, View};
+pub use view::{
+    AbilityView, BlockView, BoardView, LegalTargets, SeatView, ShipView, TargetWaters, View,
+};

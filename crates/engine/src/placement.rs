@@ -15,6 +15,7 @@ use crate::ships::Shape;
 
 /// One ship of a layout as a player sends it: its type, anchor and rotation.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Placement {
     #[serde(rename = "type")]
     pub ship_type: String,

@@ -11,6 +11,7 @@ use crate::ships::{self, ShipType};
 
 /// A named rule set with defaults.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Preset {
     Classic,
@@ -65,6 +66,7 @@ impl Preset {
 
 /// How the seas are arranged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     FleetDuel,
@@ -74,6 +76,7 @@ pub enum Mode {
 
 /// How hits are reported in brasil.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Report {
     PerShot,
@@ -82,6 +85,7 @@ pub enum Report {
 
 /// How a salvo is spread over the opponents.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SalvoMode {
     Spread,
@@ -90,6 +94,7 @@ pub enum SalvoMode {
 
 /// One entry of a custom fleet: `count` straight ships of `len` cells.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CustomShip {
     pub id: String,
@@ -98,8 +103,9 @@ pub struct CustomShip {
 }
 
 /// The options a room may set; every field is optional and falls back to the
-/// preset's default. Names are those of RULES.md and REFEREE.md.
+/// preset's default. Names are those of docs/rules.md and docs/referee.md.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Options {
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -146,7 +152,7 @@ pub struct Options {
     pub shop_seconds: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub spectators_see_all: Option<bool>,
-    /// Solo practice (an extension beyond RULES.md, for training and for
+    /// Solo practice (an extension beyond docs/rules.md, for training and for
     /// measuring bots): two seats, seat 0 shoots at seat 1's fleet and seat 1
     /// never shoots, so seat 0 keeps the turn until the fleet is sunk.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -165,6 +171,7 @@ pub const MAX_SPECIAL_USES: u32 = 20;
 
 /// Everything that is needed to start a game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Setup {
     pub preset: Preset,
     pub seats: usize,
@@ -179,6 +186,7 @@ pub struct Setup {
 /// The resolved rule set of one game: the preset's defaults with the room's
 /// options applied and checked.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Rules {
     pub preset: Preset,
     pub mode: Mode,

@@ -1,5 +1,5 @@
 //! Ship shapes with their rotations and the ship catalogues of the
-//! presets (R-7.3, R-10, REFEREE.md "Ship type ids").
+//! presets (R-7.3, R-10, docs/referee.md "Ship type ids").
 
 use serde::{Deserialize, Serialize};
 
@@ -8,6 +8,7 @@ use crate::geometry::Cell;
 /// A polyomino (or any set of cells) in its canonical orientation, shifted so its
 /// bounding box starts at (0, 0).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Shape {
     cells: Vec<(u16, u16)>,
 }
@@ -106,6 +107,7 @@ impl Shape {
 
 /// What a ship type can do instead of a shot.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ShipAbility {
     Laser,
@@ -147,8 +149,9 @@ impl ShipAbility {
 
 /// One type of ship: what it looks like and what it costs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ShipType {
-    /// Stable id used by commands and views (REFEREE.md).
+    /// Stable id used by commands and views (docs/referee.md).
     pub id: String,
     /// English display name; clients translate by `id`.
     pub name: String,

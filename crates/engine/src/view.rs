@@ -18,6 +18,7 @@ use crate::ships::ShipAbility;
 
 /// One board as the viewer knows it, in the canonical text view.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BoardView {
     /// The owner's seat; `None` for the shared sea.
     pub owner: Option<usize>,
@@ -37,6 +38,7 @@ impl BoardView {
 
 /// A ship whose cells the viewer knows.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ShipView {
     pub owner: usize,
     #[serde(rename = "type")]
@@ -47,6 +49,7 @@ pub struct ShipView {
 
 /// What is public about a seat.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SeatView {
     pub seat: usize,
     pub team: u32,
@@ -64,6 +67,7 @@ pub struct SeatView {
 
 /// The state of an ability or special for the viewer.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AbilityView {
     pub ready: bool,
     pub next_round: u32,
@@ -73,6 +77,7 @@ pub struct AbilityView {
 
 /// A block of the shared sea as the viewer knows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct BlockView {
     pub origin: Cell,
     /// The owner, when the viewer knows it.
@@ -81,8 +86,57 @@ pub struct BlockView {
     pub eliminated: bool,
 }
 
+/// The waters of one opponent as a target of the seat to move: what the
+/// engine will accept there, so that no client counts cells itself.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct TargetWaters {
+    /// The board the waters lie on: the opponent's seat, or 0 in the shared sea.
+    pub board: usize,
+    /// In the shared sea, the opponent's block (an index into `blocks`), whose
+    /// owner may be secret; absent elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub block: Option<usize>,
+    /// The cells of these waters the seat may still target: those
+    /// shown `~` or `!` in `boards`, counted by the engine.
+    pub targetable_cells: u32,
+    /// The shots the move now due must aim here, as the engine checks them:
+    /// in a salvo round the share of these waters (R-6.3: `shots_per_opponent`
+    /// in `spread`, the whole salvo in `focus` if the seat chooses these
+    /// waters; fewer only when fewer cells are left), unless an ability takes
+    /// their place; under the brasil hard rule the shots of the volley
+    /// . Absent for a duel shot, where hits decide.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shots_due: Option<u32>,
+}
+
+/// What the seat to move may aim at now, built from what it may know (the
+/// common marks of the boards, its team's scans) with the functions
+/// [`Game::apply`] checks a move with, so that a client that reads it cannot
+/// disagree with the engine.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct LegalTargets {
+    /// The waters of every opponent the seat may shoot at, by board; in the
+    /// shared sea by block (an order by seat would tell whose block is whose).
+    pub waters: Vec<TargetWaters>,
+    /// In a duel turn whose number of shots is fixed (`shots_per_turn` above 1,
+    /// the shots the turn has in all, those already fired included
+    /// (`shots_this_turn`); under the hard rule, the shots of the volley due
+    /// now. Absent in salvo rounds and where hits decide how many shots a
+    /// turn has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shots_in_turn: Option<u32>,
+    /// Whether the turn's shots are one volley, declared together and
+    /// answered with counts and ship types only (the brasil hard rule, R-5.3:
+    /// `report` is `per_volley`); otherwise every shot is answered before the
+    /// next, with the type of the ship it hit in brasil.
+    pub volley: bool,
+}
+
 /// Everything a seat may know, built by [`Game::view`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct View {
     pub seat: Option<usize>,
     pub preset: Preset,
@@ -105,6 +159,9 @@ pub struct View {
     pub abilities: BTreeMap<String, AbilityView>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub blocks: Option<Vec<BlockView>>,
+    /// For a seat that must act in the battle: what it may aim at now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub legal_targets: Option<LegalTargets>,
     pub full_vision: bool,
     pub winner: Option<Vec<usize>>,
     pub draw: bool,
@@ -172,10 +229,58 @@ impl Game {
             ships,
             abilities: viewer.map(|s| self.abilities_of(s)).unwrap_or_default(),
             blocks: (self.rules.mode == Mode::SharedSea).then(|| self.block_views(viewer, full)),
+            legal_targets: viewer.and_then(|s| self.legal_targets(s)),
             full_vision: full,
             winner: self.winners().map(|w| w.to_vec()),
             draw: self.draw,
         }
+    }
+
+    /// What `seat` may aim at now, if it must act in the battle. Everything
+    /// here follows from the seat's view (the count of targetable cells of an
+    /// opponent's waters is the count of its `~` and `!`); in the shared sea
+    /// the waters are keyed and ordered by block, never by owner.
+    pub fn legal_targets(&self, seat: usize) -> Option<LegalTargets> {
+        if self.phase != Phase::Battle || !self.to_move().contains(&seat) {
+            return None;
+        }
+        let salvo = self.in_salvo_round();
+        let volley = !salvo && self.rules.per_volley();
+        let opponents = self.salvo_opponents(seat);
+        let volley_due = volley.then(|| (self.duel_opponent(seat), self.volley_shots_due(seat)));
+        let mut waters: Vec<TargetWaters> = opponents
+            .iter()
+            .map(|&opponent| {
+                let (board, _, _) = self.opponent_area(opponent);
+                let shots_due = if salvo {
+                    Some(self.salvo_share(seat, opponent, opponents.len()))
+                } else {
+                    volley_due
+                        .filter(|&(target, _)| target == opponent)
+                        .map(|(_, due)| due)
+                };
+                TargetWaters {
+                    board,
+                    block: (self.rules.mode == Mode::SharedSea).then(|| self.seat_block[opponent]),
+                    targetable_cells: self.count_targetable(seat, opponent, u32::MAX),
+                    shots_due,
+                }
+            })
+            .collect();
+        waters.sort_by_key(|w| (w.board, w.block));
+        let shots_in_turn = if salvo {
+            None
+        } else {
+            match volley_due {
+                Some((_, due)) => Some(due),
+                None => self.fixed_turn_shots(),
+            }
+        };
+        Some(LegalTargets {
+            waters,
+            shots_in_turn,
+            volley,
+        })
     }
 
     fn seat_view(&self, viewer: Option<usize>, full: bool, seat: usize) -> SeatView {
@@ -225,7 +330,7 @@ impl Game {
         }
     }
 
-    /// The abilities and specials the seat has in this game (REFEREE.md `view`).
+    /// The abilities and specials the seat has in this game (docs/referee.md `view`).
     pub fn abilities_of(&self, seat: usize) -> BTreeMap<String, AbilityView> {
         let mut out = BTreeMap::new();
         let round = self.seats[seat].round;

@@ -4,7 +4,10 @@
 //! - replaying (seed, commands) reproduces every view and every answer;
 //! - no view of a seat reveals what that seat may not know: an opponent's intact
 //!   ship part, another team's scan, a secret block owner, or the composition of a
-//!   space fleet.
+//!   space fleet;
+//! - the legal targets in the view of the seat to move follow from that view
+//!   (each count is the count of `~` and `!` in those waters), and a move
+//!   built from the view alone, with the shots it says are due, is accepted.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -418,6 +421,97 @@ fn check_no_leak(
     Ok(())
 }
 
+/// Checks the legal targets of `seat`'s view against the view itself and
+/// against the engine: every count is what the seat can read off its boards,
+/// and a salvo or volley that aims the shots due at cells the view shows as
+/// targetable is accepted (so a client that reads the view never disagrees).
+fn check_legal_targets(game: &Game, seat: usize, view: &View) -> Result<(), String> {
+    let Some(targets) = &view.legal_targets else {
+        if view.phase == Phase::Battle && view.to_move.contains(&seat) {
+            return Err(format!("seat {seat} must act but has no legal targets"));
+        }
+        return Ok(());
+    };
+    let size = game.rules().board;
+    // The targetable cells of some waters as the view shows them.
+    let shown = |board: usize, block: Option<usize>| -> Vec<Cell> {
+        let origin = match (block, &view.blocks) {
+            (Some(b), Some(blocks)) => blocks[b].origin,
+            _ => Cell::new(0, 0),
+        };
+        let rows = &view.boards[board].rows;
+        let mut cells = Vec::new();
+        for (row, line) in rows.iter().enumerate() {
+            for (col, mark) in line.chars().enumerate() {
+                let cell = Cell::new(col as u16, row as u16);
+                let inside = block.is_none()
+                    || (cell.col >= origin.col
+                        && cell.col < origin.col + size.cols
+                        && cell.row >= origin.row
+                        && cell.row < origin.row + size.rows);
+                if inside && (mark == '~' || mark == '!') {
+                    cells.push(cell);
+                }
+            }
+        }
+        cells
+    };
+    let mut previous = None;
+    for waters in &targets.waters {
+        let key = (waters.board, waters.block);
+        if previous.is_some_and(|p| p >= key) {
+            return Err(format!(
+                "seat {seat}'s legal targets are not in board and block order"
+            ));
+        }
+        previous = Some(key);
+        let cells = shown(waters.board, waters.block);
+        if cells.len() as u32 != waters.targetable_cells {
+            return Err(format!(
+                "seat {seat} reads {} targetable cells in {key:?} but is told {}",
+                cells.len(),
+                waters.targetable_cells
+            ));
+        }
+    }
+    let aim = |waters: &broadside_engine::TargetWaters| -> Vec<Target> {
+        let due = waters.shots_due.unwrap_or(0) as usize;
+        shown(waters.board, waters.block)
+            .into_iter()
+            .take(due)
+            .map(|at| Target {
+                board: waters.board,
+                at,
+            })
+            .collect()
+    };
+    let command = if view.salvo_round {
+        let shots = match game.rules().salvo {
+            SalvoMode::Spread => targets.waters.iter().flat_map(aim).collect(),
+            SalvoMode::Focus => targets.waters.first().map(aim).unwrap_or_default(),
+        };
+        Command::Salvo {
+            seat,
+            shots,
+            action: None,
+        }
+    } else if targets.volley {
+        let cells: Vec<Cell> = targets.waters.iter().flat_map(aim).map(|t| t.at).collect();
+        if Some(cells.len() as u32) != targets.shots_in_turn {
+            return Err(format!("seat {seat}'s volley is due on no waters"));
+        }
+        Command::Volley { seat, cells }
+    } else {
+        return Ok(());
+    };
+    game.clone()
+        .apply(command.clone())
+        .map(|_| ())
+        .map_err(|e| {
+            format!("the move seat {seat}'s view says is due was refused ({e}): {command:?}")
+        })
+}
+
 /// Plays `steps` random commands and checks the properties along the way.
 /// Returns whether the game reached its end.
 fn run(setup_index: usize, seed: u64, steps: usize) -> Result<bool, String> {
@@ -461,6 +555,7 @@ fn run(setup_index: usize, seed: u64, steps: usize) -> Result<bool, String> {
                         return Err(format!("replay view of seat {seat} differs"));
                     }
                     check_no_leak(&game, seat, &view, &truth, known)?;
+                    check_legal_targets(&game, seat, &view)?;
                 }
                 let spectator = game.view(None);
                 if spectator != replay.view(None) {

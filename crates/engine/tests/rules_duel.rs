@@ -1,4 +1,4 @@
-//! Rule tests for the sea duel presets, named by the rule ids of RULES.md
+//! Rule tests for the sea duel presets, named by the rule ids of docs/rules.md
 //!
 
 mod common;
@@ -559,6 +559,58 @@ fn r_5_1_brasil_fires_three_shots_then_the_turn_passes() {
     assert_eq!(game.to_move(), vec![0]);
     fire(&mut game, 0, 1, 13, 14).unwrap();
     assert_eq!(game.to_move(), vec![1]);
+}
+
+#[test]
+fn r_5_1_the_view_of_the_seat_to_move_says_how_many_shots_its_turn_has() {
+    // (preset, options) → (shots_in_turn, volley, shots due on board 1).
+    let hard = Options {
+        report: Some(Report::PerVolley),
+        ..Options::default()
+    };
+    let cases = [
+        (
+            Preset::Classic,
+            Options::default(),
+            (None, false, None, 100),
+        ),
+        (Preset::Italia, Options::default(), (None, false, None, 256)),
+        (
+            Preset::Brasil,
+            Options::default(),
+            (Some(3), false, None, 225),
+        ),
+        (Preset::Brasil, hard, (Some(3), true, Some(3), 225)),
+    ];
+    for (preset, options, expected) in cases {
+        let mut game = battle(preset, options);
+        assert_eq!(
+            game.view(Some(1)).legal_targets,
+            None,
+            "{preset:?}: not to move"
+        );
+        let targets = game.view(Some(0)).legal_targets.expect("seat 0 moves");
+        assert_eq!(targets.waters.len(), 1);
+        let water = &targets.waters[0];
+        assert_eq!(
+            (
+                targets.shots_in_turn,
+                targets.volley,
+                water.shots_due,
+                water.targetable_cells
+            ),
+            expected,
+            "{preset:?}"
+        );
+        assert_eq!((water.board, water.block), (1, None));
+        if preset == Preset::Brasil && !targets.volley {
+            fire(&mut game, 0, 1, 14, 14).unwrap();
+            let view = game.view(Some(0));
+            let targets = view.legal_targets.unwrap();
+            assert_eq!((view.shots_this_turn, targets.shots_in_turn), (1, Some(3)));
+            assert_eq!(targets.waters[0].targetable_cells, 224);
+        }
+    }
 }
 
 #[test]

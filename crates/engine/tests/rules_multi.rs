@@ -1,5 +1,5 @@
 //! Rule tests for three or more players, teams, the shared sea and the space
-//! battle, named by the rule ids of RULES.md.
+//! battle, named by the rule ids of docs/rules.md.
 
 mod common;
 
@@ -208,6 +208,15 @@ fn r_6_3_fewer_shots_only_when_fewer_cells_are_targetable() {
     }
     // 34 water cells less 30 shot, plus the boat: 6 targetable cells are left.
     assert_eq!(game.targetable_cells(0, 1).len(), 6);
+    // The seat's view says what is due on each opponent, as the check counts it.
+    let targets = game.view(Some(0)).legal_targets.expect("seat 0 must act");
+    let due: Vec<(usize, Option<usize>, u32, Option<u32>)> = targets
+        .waters
+        .iter()
+        .map(|w| (w.board, w.block, w.targetable_cells, w.shots_due))
+        .collect();
+    assert_eq!(due, vec![(1, None, 6, Some(6)), (2, None, 16, Some(10))]);
+    assert_eq!((targets.shots_in_turn, targets.volley), (None, false));
     let ten = first_water(&game, 0, 2, 10, &[]);
     let all_left: Vec<Target> = game
         .targetable_cells(0, 1)
@@ -242,6 +251,40 @@ fn r_6_3_fewer_shots_only_when_fewer_cells_are_targetable() {
         }
     );
     salvo(&mut game, 0, [all_left, ten].concat()).unwrap();
+    assert_eq!(
+        game.view(Some(0)).legal_targets,
+        None,
+        "submitted: nothing is due"
+    );
+    assert_eq!(
+        game.view(None).legal_targets,
+        None,
+        "a spectator aims at nothing"
+    );
+    assert!(game.view(Some(1)).legal_targets.is_some());
+}
+
+#[test]
+fn r_6_3_in_focus_each_opponent_may_take_the_whole_salvo() {
+    let game = boats(
+        4,
+        Options {
+            salvo: Some(SalvoMode::Focus),
+            shots_per_opponent: Some(2),
+            ..Options::default()
+        },
+        None,
+    );
+    let targets = game.view(Some(1)).legal_targets.unwrap();
+    let due: Vec<(usize, u32, Option<u32>)> = targets
+        .waters
+        .iter()
+        .map(|w| (w.board, w.targetable_cells, w.shots_due))
+        .collect();
+    assert_eq!(
+        due,
+        vec![(0, 36, Some(6)), (2, 36, Some(6)), (3, 36, Some(6))]
+    );
 }
 
 #[test]
@@ -1457,6 +1500,38 @@ fn r_9_3_a_sinking_reveals_the_owner_of_the_block() {
         .unwrap()
         .iter()
         .any(|b| b.owner == Some(2) && b.origin == b2));
+}
+
+#[test]
+fn r_9_4_the_seat_to_move_owes_shots_to_every_opponent_block_in_block_order() {
+    let mut game = shared(5, None);
+    for seat in 0..5 {
+        game.apply(Command::PlaceRandom { seat }).unwrap();
+    }
+    let origins = game.status().blocks.unwrap();
+    let blocks: Vec<Cell> = game
+        .view(Some(0))
+        .blocks
+        .unwrap()
+        .iter()
+        .map(|b| b.origin)
+        .collect();
+    let block_of = |seat: usize| blocks.iter().position(|&o| o == origins[&seat]).unwrap();
+    let mut opponents: Vec<usize> = (1..5).map(block_of).collect();
+    opponents.sort_unstable();
+    let targets = game.view(Some(0)).legal_targets.unwrap();
+    // By block, never by owner: the order tells nothing of whose block is whose.
+    let due: Vec<(usize, Option<usize>, u32, Option<u32>)> = targets
+        .waters
+        .iter()
+        .map(|w| (w.board, w.block, w.targetable_cells, w.shots_due))
+        .collect();
+    let expected: Vec<_> = opponents
+        .iter()
+        .map(|&b| (0, Some(b), 100, Some(2)))
+        .collect();
+    assert_eq!(due, expected);
+    assert!(!opponents.contains(&block_of(0)) && !opponents.contains(&5));
 }
 
 #[test]

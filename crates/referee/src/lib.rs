@@ -1,6 +1,6 @@
-//! The referee: the machine interface of REFEREE.md (`broadside referee`). One JSON command per
-//! line in, one JSON answer per line out, for one game with no clock and no
-//! randomness beyond the game's seed.
+//! The referee: the machine interface of docs/referee.md (`broadside referee`).
+//! One JSON command per line in, one JSON answer per line out, for one game
+//! with no clock and no randomness beyond the game's seed.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, Write};
@@ -11,7 +11,7 @@ use broadside_engine::{
 };
 use serde_json::{json, Map, Value};
 
-/// A refused line: the code of REFEREE.md and a message for people.
+/// A refused line: the code of docs/referee.md and a message for people.
 struct Refusal {
     code: &'static str,
     message: String,
@@ -250,7 +250,7 @@ fn index_value(value: &Value) -> Option<usize> {
 }
 
 /// A cell `[col, row]`. Coordinates off the board (negative or huge) become a
-/// cell the engine refuses as `out_of_bounds`, in the order REFEREE.md gives.
+/// cell the engine refuses as `out_of_bounds`, in the order docs/referee.md gives.
 fn cell_value(value: &Value) -> Option<Cell> {
     let pair = value.as_array()?;
     if pair.len() != 2 {
@@ -359,7 +359,7 @@ pub fn new_line(setup: &Setup) -> Value {
 /// The referee line of an engine command: the inverse of [`parse_command`],
 /// so that a stored game (its setup and its commands) becomes a transcript
 /// that `broadside referee` replays. In the shared sea (`mode`) targets name
-/// no board, as REFEREE.md has it. A duel's reserve carries no `board` (the
+/// no board, as docs/referee.md has it. A duel's reserve carries no `board` (the
 /// referee has none there; the engine ignores it).
 pub fn command_line(command: &Command, mode: Mode) -> Value {
     let shared = mode == Mode::SharedSea;

@@ -53,7 +53,7 @@ impl Game {
         self.seats[seat].special_uses[Self::special_slot(kind)]
     }
 
-    /// Bounds of the action's aim, in REFEREE.md order (own board, own team, out
+    /// Bounds of the action's aim, in docs/referee.md order (own board, own team, out
     /// of bounds). Reserve aims at the own field and has nothing to check here.
     pub(super) fn check_action_aim(&self, seat: usize, action: &Action) -> Result<(), RuleError> {
         match *action {
@@ -84,7 +84,7 @@ impl Game {
         }
     }
 
-    /// Checks availability, uses and readiness (REFEREE.md order). `first_action`
+    /// Checks availability, uses and readiness (docs/referee.md order). `first_action`
     /// says whether nothing has been fired yet this turn.
     pub(super) fn check_action_ready(
         &self,

@@ -8,7 +8,7 @@ use crate::error::RuleError;
 use super::{Game, Turn};
 
 impl Game {
-    /// The seat to move in a duel, after the phase checks of REFEREE.md.
+    /// The seat to move in a duel, after the phase checks of docs/referee.md.
     pub(super) fn duel_mover(&self, seat: usize) -> Result<u32, RuleError> {
         self.check_seat(seat)?;
         self.check_phase(Phase::Battle)?;
@@ -50,10 +50,13 @@ impl Game {
         };
         *shots += 1;
         let shots = *shots;
-        let more = if self.rules.shots_per_turn > 1 {
-            shots < self.rules.shots_per_turn
-        } else {
-            self.rules.hit_again && hit && self.rules.max_shots_per_turn.is_none_or(|m| shots < m)
+        let more = match self.fixed_turn_shots() {
+            Some(fixed) => shots < fixed,
+            None => {
+                self.rules.hit_again
+                    && hit
+                    && self.rules.max_shots_per_turn.is_none_or(|m| shots < m)
+            }
         };
         if !more {
             self.end_turn(seat, events);
@@ -85,7 +88,16 @@ impl Game {
         events.push(Event::TurnStarted { seat: next });
     }
 
-    pub(super) fn duel_opponent(&self, seat: usize) -> usize {
+    /// The shots a duel turn has whatever they hit, when that number is fixed:
+    /// `shots_per_turn` above 1 (brasil's 3, R-5.1). `None` when hits decide
+    /// how many shots a turn has.
+    pub(crate) fn fixed_turn_shots(&self) -> Option<u32> {
+        (self.rules.shots_per_turn > 1).then_some(self.rules.shots_per_turn)
+    }
+
+    /// The opponent a seat shoots at in a duel: the first living seat of
+    /// another team (the only one in the 2-seat presets of the hard rule).
+    pub(crate) fn duel_opponent(&self, seat: usize) -> usize {
         (0..self.rules.seats)
             .find(|&s| s != seat && self.is_alive(s) && !self.rules.same_team(s, seat))
             .unwrap_or(seat)

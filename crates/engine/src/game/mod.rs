@@ -16,13 +16,13 @@ use std::collections::BTreeMap;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::command::{Action, Command, Event, Phase, Target};
 use crate::error::RuleError;
 use crate::geometry::{Cell, Size};
 use crate::rules::{Mode, Rules, Setup};
-use crate::stats::Record;
+use stats::Record;
 
 mod actions;
 mod duel;
@@ -33,6 +33,7 @@ mod salvo;
 mod save;
 mod shop;
 mod shots;
+pub mod stats;
 mod timeout;
 mod volley;
 
@@ -40,7 +41,7 @@ pub use actions::action_area;
 pub use reserve::{RESERVE_FIGHTERS, RESERVE_TYPE};
 
 /// What every opponent knows of a cell: the common knowledge of a board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mark {
     Unknown,
     /// A shot fell in the water (`O`).
@@ -56,7 +57,7 @@ pub(crate) enum Mark {
 }
 
 /// One grid of cells with the truth and the common knowledge about it.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub(crate) struct Board {
     pub(crate) size: Size,
     /// Per cell: 0 for water, else 1 + the index of the ship there.
@@ -86,7 +87,7 @@ impl Board {
 }
 
 /// One ship on a board.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub(crate) struct Ship {
     pub(crate) owner: usize,
     pub(crate) type_index: usize,
@@ -99,7 +100,7 @@ pub(crate) struct Ship {
 }
 
 /// A private scan result (scanner, radar).
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Scan {
     pub(crate) seat: usize,
     pub(crate) board: usize,
@@ -108,7 +109,7 @@ pub(crate) struct Scan {
 }
 
 /// Everything the game holds about one seat.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub(crate) struct SeatState {
     /// The seat's fleet as catalogue indices, largest first (bought in space).
     pub(crate) fleet: Vec<usize>,
@@ -128,14 +129,14 @@ pub(crate) struct SeatState {
 }
 
 /// A salvo as submitted, kept secret until the round resolves.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub(crate) struct Submission {
     pub(crate) shots: Vec<Target>,
     pub(crate) action: Option<Action>,
 }
 
 /// Whose move it is in the battle.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug)]
 pub(crate) enum Turn {
     /// No battle yet, or the game is over.
     None,
@@ -149,8 +150,9 @@ pub(crate) enum Turn {
     },
 }
 
-/// A game of Broadside. Clone it to explore; serialize it to save.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+/// A game of Broadside. Clone it to explore; [`Game::save`] it,
+/// through its saved form in `save.rs`.
+#[derive(Clone, Debug)]
 pub struct Game {
     pub(crate) rules: Rules,
     /// The only source of randomness (never shown to any client).
@@ -178,7 +180,6 @@ pub struct Game {
     /// shot at a seat's waters was the other seat's, so the boards are the
     /// whole record (and a two-seat save reads as it always did). Saves made
     /// before it existed load with an empty record.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) record: Option<Record>,
 }
 
@@ -365,7 +366,7 @@ impl Game {
     }
 
     /// Checks that `seat` may aim at the waters holding `target`, in the order of
-    /// REFEREE.md: own board, own team, out of bounds.
+    /// docs/referee.md: own board, own team, out of bounds.
     fn check_aim(&self, seat: usize, board: usize, cell: Option<Cell>) -> Result<(), RuleError> {
         if board >= self.boards.len() {
             return Err(RuleError::OutOfBounds);
@@ -441,6 +442,17 @@ impl Game {
     }
 
     // ----- the entry point -------------------------------------------------------
+
+    /// Applies the intent of the seat `seat`, which the caller (the host of
+    /// the game) knows and the sender of the intent cannot choose; as
+    /// [`Game::apply`] otherwise.
+    pub fn apply_as(
+        &mut self,
+        seat: usize,
+        intent: crate::Intent,
+    ) -> Result<Vec<Event>, RuleError> {
+        self.apply(intent.by(seat))
+    }
 
     /// Applies a command. On success returns what happened; on error nothing
     /// changed.

@@ -44,7 +44,7 @@ impl Game {
     }
 
     /// Checks ships that may be only part of the fleet (no fleet check): bounds,
-    /// own waters, overlap and touching, in the order of REFEREE.md.
+    /// own waters, overlap and touching, in the order of docs/referee.md.
     pub fn check_ships_partial(
         &self,
         seat: usize,

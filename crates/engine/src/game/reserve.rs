@@ -72,7 +72,7 @@ impl Game {
         }
     }
 
-    /// Checks chosen reserve cells in REFEREE.md order: count, bounds, then
+    /// Checks chosen reserve cells in docs/referee.md order: count, bounds, then
     /// each cell's legality.
     pub(super) fn check_reserve_cells(&self, seat: usize, cells: &[Cell]) -> Result<(), RuleError> {
         let (board, _, _) = self.placement_area(seat);

@@ -78,7 +78,7 @@ impl Game {
     }
 
     /// The waters of an opponent: its board, or its block of the shared sea.
-    fn opponent_area(&self, opponent: usize) -> (usize, Cell, Size) {
+    pub(crate) fn opponent_area(&self, opponent: usize) -> (usize, Cell, Size) {
         match self.rules.mode {
             Mode::SharedSea => (
                 0,
@@ -91,8 +91,8 @@ impl Game {
 
     /// How many cells of `opponent`'s waters `seat` may target, counting no
     /// further than `limit` (the salvo check only needs to know whether a full
-    /// share of shots is possible).
-    fn count_targetable(&self, seat: usize, opponent: usize, limit: u32) -> u32 {
+    /// share of shots is possible; the seat's view counts them all).
+    pub(crate) fn count_targetable(&self, seat: usize, opponent: usize, limit: u32) -> u32 {
         let (board, origin, size) = self.opponent_area(opponent);
         let mut count = 0;
         for row in 0..size.rows {
@@ -106,6 +106,20 @@ impl Game {
             }
         }
         count
+    }
+
+    /// The shots a salvo of `seat` owes `opponent`'s waters when no ability
+    /// takes their place, among `opponents` opponents: in
+    /// `spread`, `shots_per_opponent`; in `focus`, the whole salvo, if the seat
+    /// chooses this opponent. Fewer only when fewer cells are left to target.
+    /// The salvo check and the seat's view both use it.
+    pub(crate) fn salvo_share(&self, seat: usize, opponent: usize, opponents: usize) -> u32 {
+        let per = self.rules.shots_per_opponent;
+        let share = match self.rules.salvo {
+            SalvoMode::Spread => per,
+            SalvoMode::Focus => per * opponents as u32,
+        };
+        self.count_targetable(seat, opponent, share)
     }
 
     /// Up to `count` distinct random cells `seat` may target in an area of a
@@ -142,7 +156,7 @@ impl Game {
         chosen
     }
 
-    /// Checks a salvo in REFEREE.md order.
+    /// Checks a salvo in docs/referee.md order.
     fn check_salvo(&self, seat: usize, submission: &Submission) -> Result<(), RuleError> {
         for target in &submission.shots {
             self.check_aim(seat, target.board, Some(target.at))?;
@@ -205,7 +219,7 @@ impl Game {
                     let expected = if Some(opponent) == action_opponent {
                         0
                     } else {
-                        self.count_targetable(seat, opponent, per)
+                        self.salvo_share(seat, opponent, opponents.len())
                     };
                     if got != expected {
                         return Err(RuleError::WrongShotCount { expected, got });
@@ -231,7 +245,7 @@ impl Game {
                         });
                     }
                     (Some(&opponent), None) => {
-                        let expected = self.count_targetable(seat, opponent, total);
+                        let expected = self.salvo_share(seat, opponent, opponents.len());
                         let got = submission.shots.len() as u32;
                         if got != expected {
                             return Err(RuleError::WrongShotCount { expected, got });

@@ -1,24 +1,418 @@
 //! Saving and loading a game: the save format, and the consistency
 //! check that refuses a hand-edited save breaking the invariants the rules
 //! rely on.
+//!
+//! The save format is its own set of types ([`SavedGame`] and the saved forms
+//! of a game's parts), converted to and from the in-memory [`Game`], so the
+//! game's internals can change without changing what a save looks like, and
+//! only these types know serde. Their fields, in their order, with their
+//! names, are the format: a save written before this split reads the same
+//! and is written back byte for byte (the referee's golden transcripts and
+//! the fuzzer's seeds hold such saves).
 
+use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
-use crate::command::{Action, Phase};
+use super::stats::{Record, ShotRecord};
+use crate::command::{Action, Phase, Target};
 use crate::error::RuleError;
-use crate::rules::{Mode, MAX_SHOTS, MAX_SIDE, MAX_SPECIAL_USES, MIN_SIDE};
+use crate::geometry::{Cell, Size};
+use crate::rules::{Mode, Rules, MAX_SHOTS, MAX_SIDE, MAX_SPECIAL_USES, MIN_SIDE};
 use crate::ships;
-use crate::stats::Record;
 
-use super::{bad, shared_sea, Game, Turn};
+use super::{bad, shared_sea, Board, Game, Mark, Scan, SeatState, Ship, Submission, Turn};
 
 /// The save format's version, checked on load.
 const SAVE_VERSION: u32 = 1;
 
+/// A save: the format's version and the game.
 #[derive(Serialize, Deserialize)]
 struct SaveFile {
     broadside_save: u32,
-    game: Game,
+    game: SavedGame,
+}
+
+/// A game as saved: every field of [`Game`], the generator's state included
+/// (a loaded game goes on drawing the same numbers).
+#[derive(Serialize, Deserialize)]
+struct SavedGame {
+    rules: Rules,
+    /// Written in the form of `rand_pcg`'s own serde (`{"state":…}`).
+    rng: Pcg64Mcg,
+    phase: Phase,
+    boards: Vec<SavedBoard>,
+    block_origins: Vec<Cell>,
+    seat_block: Vec<usize>,
+    block_revealed: Vec<bool>,
+    seats: Vec<SavedSeat>,
+    ships: Vec<SavedShip>,
+    scans: Vec<SavedScan>,
+    turn: SavedTurn,
+    salvo_rounds: u32,
+    last_round_first: Option<usize>,
+    winners: Vec<usize>,
+    draw: bool,
+    /// Absent in two-seat games, and in saves made before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    record: Option<SavedRecord>,
+}
+
+/// A [`Mark`], by its Rust name (`"Unknown"`, `"Miss"`, …).
+#[derive(Clone, Copy, Serialize, Deserialize)]
+enum SavedMark {
+    Unknown,
+    Miss,
+    Water,
+    Hit,
+    Sunk,
+    Unresolved,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedBoard {
+    size: Size,
+    ship_at: Vec<u16>,
+    shot: Vec<bool>,
+    mark: Vec<SavedMark>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedShip {
+    owner: usize,
+    type_index: usize,
+    board: usize,
+    cells: Vec<Cell>,
+    intact: u16,
+    sunk: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedScan {
+    seat: usize,
+    board: usize,
+    at: Cell,
+    ship: bool,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedSeat {
+    fleet: Vec<usize>,
+    bought: bool,
+    ready: bool,
+    round: u32,
+    eliminated: bool,
+    resigned: bool,
+    ability_used: [Option<u32>; 4],
+    special_uses: [u32; 3],
+    ships: Vec<usize>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedSubmission {
+    shots: Vec<Target>,
+    action: Option<Action>,
+}
+
+/// A [`Turn`], tagged by its Rust name (`"None"`, `{"Duel":{…}}`, `{"Salvo":{…}}`).
+#[derive(Serialize, Deserialize)]
+enum SavedTurn {
+    None,
+    Duel {
+        seat: usize,
+        shots: u32,
+    },
+    Salvo {
+        number: u32,
+        first: usize,
+        submissions: Vec<Option<SavedSubmission>>,
+    },
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedRecord {
+    shots: Vec<SavedShot>,
+    sank: Vec<u32>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct SavedShot {
+    seat: usize,
+    board: usize,
+    at: Cell,
+    hit: bool,
+}
+
+impl From<Mark> for SavedMark {
+    fn from(mark: Mark) -> Self {
+        match mark {
+            Mark::Unknown => SavedMark::Unknown,
+            Mark::Miss => SavedMark::Miss,
+            Mark::Water => SavedMark::Water,
+            Mark::Hit => SavedMark::Hit,
+            Mark::Sunk => SavedMark::Sunk,
+            Mark::Unresolved => SavedMark::Unresolved,
+        }
+    }
+}
+
+impl From<SavedMark> for Mark {
+    fn from(mark: SavedMark) -> Self {
+        match mark {
+            SavedMark::Unknown => Mark::Unknown,
+            SavedMark::Miss => Mark::Miss,
+            SavedMark::Water => Mark::Water,
+            SavedMark::Hit => Mark::Hit,
+            SavedMark::Sunk => Mark::Sunk,
+            SavedMark::Unresolved => Mark::Unresolved,
+        }
+    }
+}
+
+impl From<&Board> for SavedBoard {
+    fn from(board: &Board) -> Self {
+        SavedBoard {
+            size: board.size,
+            ship_at: board.ship_at.clone(),
+            shot: board.shot.clone(),
+            mark: board.mark.iter().map(|&m| m.into()).collect(),
+        }
+    }
+}
+
+impl From<SavedBoard> for Board {
+    fn from(board: SavedBoard) -> Self {
+        Board {
+            size: board.size,
+            ship_at: board.ship_at,
+            shot: board.shot,
+            mark: board.mark.into_iter().map(Mark::from).collect(),
+        }
+    }
+}
+
+impl From<&Ship> for SavedShip {
+    fn from(ship: &Ship) -> Self {
+        SavedShip {
+            owner: ship.owner,
+            type_index: ship.type_index,
+            board: ship.board,
+            cells: ship.cells.clone(),
+            intact: ship.intact,
+            sunk: ship.sunk,
+        }
+    }
+}
+
+impl From<SavedShip> for Ship {
+    fn from(ship: SavedShip) -> Self {
+        Ship {
+            owner: ship.owner,
+            type_index: ship.type_index,
+            board: ship.board,
+            cells: ship.cells,
+            intact: ship.intact,
+            sunk: ship.sunk,
+        }
+    }
+}
+
+impl From<&Scan> for SavedScan {
+    fn from(scan: &Scan) -> Self {
+        SavedScan {
+            seat: scan.seat,
+            board: scan.board,
+            at: scan.at,
+            ship: scan.ship,
+        }
+    }
+}
+
+impl From<SavedScan> for Scan {
+    fn from(scan: SavedScan) -> Self {
+        Scan {
+            seat: scan.seat,
+            board: scan.board,
+            at: scan.at,
+            ship: scan.ship,
+        }
+    }
+}
+
+impl From<&SeatState> for SavedSeat {
+    fn from(seat: &SeatState) -> Self {
+        SavedSeat {
+            fleet: seat.fleet.clone(),
+            bought: seat.bought,
+            ready: seat.ready,
+            round: seat.round,
+            eliminated: seat.eliminated,
+            resigned: seat.resigned,
+            ability_used: seat.ability_used,
+            special_uses: seat.special_uses,
+            ships: seat.ships.clone(),
+        }
+    }
+}
+
+impl From<SavedSeat> for SeatState {
+    fn from(seat: SavedSeat) -> Self {
+        SeatState {
+            fleet: seat.fleet,
+            bought: seat.bought,
+            ready: seat.ready,
+            round: seat.round,
+            eliminated: seat.eliminated,
+            resigned: seat.resigned,
+            ability_used: seat.ability_used,
+            special_uses: seat.special_uses,
+            ships: seat.ships,
+        }
+    }
+}
+
+impl From<&Submission> for SavedSubmission {
+    fn from(submission: &Submission) -> Self {
+        SavedSubmission {
+            shots: submission.shots.clone(),
+            action: submission.action.clone(),
+        }
+    }
+}
+
+impl From<SavedSubmission> for Submission {
+    fn from(submission: SavedSubmission) -> Self {
+        Submission {
+            shots: submission.shots,
+            action: submission.action,
+        }
+    }
+}
+
+impl From<&Turn> for SavedTurn {
+    fn from(turn: &Turn) -> Self {
+        match turn {
+            Turn::None => SavedTurn::None,
+            Turn::Duel { seat, shots } => SavedTurn::Duel {
+                seat: *seat,
+                shots: *shots,
+            },
+            Turn::Salvo {
+                number,
+                first,
+                submissions,
+            } => SavedTurn::Salvo {
+                number: *number,
+                first: *first,
+                submissions: submissions
+                    .iter()
+                    .map(|s| s.as_ref().map(SavedSubmission::from))
+                    .collect(),
+            },
+        }
+    }
+}
+
+impl From<SavedTurn> for Turn {
+    fn from(turn: SavedTurn) -> Self {
+        match turn {
+            SavedTurn::None => Turn::None,
+            SavedTurn::Duel { seat, shots } => Turn::Duel { seat, shots },
+            SavedTurn::Salvo {
+                number,
+                first,
+                submissions,
+            } => Turn::Salvo {
+                number,
+                first,
+                submissions: submissions
+                    .into_iter()
+                    .map(|s| s.map(Submission::from))
+                    .collect(),
+            },
+        }
+    }
+}
+
+impl From<&Record> for SavedRecord {
+    fn from(record: &Record) -> Self {
+        SavedRecord {
+            shots: record
+                .shots
+                .iter()
+                .map(|shot| SavedShot {
+                    seat: shot.seat,
+                    board: shot.board,
+                    at: shot.at,
+                    hit: shot.hit,
+                })
+                .collect(),
+            sank: record.sank.clone(),
+        }
+    }
+}
+
+impl From<SavedRecord> for Record {
+    fn from(record: SavedRecord) -> Self {
+        Record {
+            shots: record
+                .shots
+                .into_iter()
+                .map(|shot| ShotRecord {
+                    seat: shot.seat,
+                    board: shot.board,
+                    at: shot.at,
+                    hit: shot.hit,
+                })
+                .collect(),
+            sank: record.sank,
+        }
+    }
+}
+
+impl From<&Game> for SavedGame {
+    fn from(game: &Game) -> Self {
+        SavedGame {
+            rules: game.rules.clone(),
+            rng: game.rng.clone(),
+            phase: game.phase,
+            boards: game.boards.iter().map(SavedBoard::from).collect(),
+            block_origins: game.block_origins.clone(),
+            seat_block: game.seat_block.clone(),
+            block_revealed: game.block_revealed.clone(),
+            seats: game.seats.iter().map(SavedSeat::from).collect(),
+            ships: game.ships.iter().map(SavedShip::from).collect(),
+            scans: game.scans.iter().map(SavedScan::from).collect(),
+            turn: SavedTurn::from(&game.turn),
+            salvo_rounds: game.salvo_rounds,
+            last_round_first: game.last_round_first,
+            winners: game.winners.clone(),
+            draw: game.draw,
+            record: game.record.as_ref().map(SavedRecord::from),
+        }
+    }
+}
+
+impl From<SavedGame> for Game {
+    fn from(saved: SavedGame) -> Self {
+        Game {
+            rules: saved.rules,
+            rng: saved.rng,
+            phase: saved.phase,
+            boards: saved.boards.into_iter().map(Board::from).collect(),
+            block_origins: saved.block_origins,
+            seat_block: saved.seat_block,
+            block_revealed: saved.block_revealed,
+            seats: saved.seats.into_iter().map(SeatState::from).collect(),
+            ships: saved.ships.into_iter().map(Ship::from).collect(),
+            scans: saved.scans.into_iter().map(Scan::from).collect(),
+            turn: Turn::from(saved.turn),
+            salvo_rounds: saved.salvo_rounds,
+            last_round_first: saved.last_round_first,
+            winners: saved.winners,
+            draw: saved.draw,
+            record: saved.record.map(Record::from),
+        }
+    }
 }
 
 /// Above any round, turn or shot count a real game reaches; a save holding a
@@ -30,25 +424,25 @@ impl Game {
     pub fn save(&self) -> String {
         serde_json::to_string(&SaveFile {
             broadside_save: SAVE_VERSION,
-            game: self.clone(),
+            game: SavedGame::from(self),
         })
-        .expect("a game is plain data and always serializes")
+        .expect("a saved game is plain data with string keys and always serializes")
     }
 
     /// A game from [`Game::save`]'s string.
     pub fn load(saved: &str) -> Result<Game, RuleError> {
-        let mut file: SaveFile =
+        let file: SaveFile =
             serde_json::from_str(saved).map_err(|e| bad(format!("unreadable save: {e}")))?;
         if file.broadside_save != SAVE_VERSION {
             return Err(bad("this save comes from another version of Broadside"));
         }
-        let game = &mut file.game;
+        let mut game = Game::from(file.game);
         if game.record.is_none() && game.rules.seats > 2 {
             // A save from before the record: statistics count from here on.
             game.record = Some(Record::new(game.rules.seats));
         }
-        file.game.check_consistent()?;
-        Ok(file.game)
+        game.check_consistent()?;
+        Ok(game)
     }
 
     /// Guards against hand-edited saves that would break invariants the code

@@ -3,10 +3,10 @@
 //! announcing miss, hit and sunk, then settling
 //! sinkings, water rings, eliminations and the end (R-6.6 step 6).
 
+use super::stats::ShotRecord;
 use crate::command::{Event, ShotResult};
 use crate::geometry::Cell;
 use crate::rules::{Mode, Preset};
-use crate::stats::ShotRecord;
 
 use super::{Game, Mark};
 

@@ -10,12 +10,12 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::Game;
 use crate::command::Phase;
-use crate::game::Game;
 use crate::geometry::Cell;
 
 /// One shot as it landed.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct ShotRecord {
     pub(crate) seat: usize,
     pub(crate) board: usize,
@@ -25,7 +25,7 @@ pub(crate) struct ShotRecord {
 }
 
 /// Who fired each shot, and how many ships each seat's shots sank.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Record {
     /// Every shot in the order it landed.
     pub(crate) shots: Vec<ShotRecord>,
@@ -44,6 +44,7 @@ impl Record {
 
 /// A cell a seat shot at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ShotCell {
     /// The board (the owner's seat; 0 in the shared sea).
     pub board: usize,
@@ -54,6 +55,7 @@ pub struct ShotCell {
 
 /// One seat's shooting over a whole game.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct SeatStats {
     pub seat: usize,
     /// Cells this seat's fire landed on: a shot, each cell of a volley or of

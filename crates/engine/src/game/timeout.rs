@@ -65,10 +65,9 @@ impl Game {
             self.end_turn(seat, events);
             return;
         }
-        let count = if self.rules.shots_per_turn > 1 {
-            self.rules.shots_per_turn - shots
-        } else {
-            1
+        let count = match self.fixed_turn_shots() {
+            Some(fixed) => fixed - shots,
+            None => 1,
         };
         for _ in 0..count {
             if self.phase == Phase::Finished {

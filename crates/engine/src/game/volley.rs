@@ -20,8 +20,7 @@ impl Game {
         if cells.iter().any(|&c| !size.contains(c)) {
             return Err(RuleError::OutOfBounds);
         }
-        let available = self.targetable_cells(seat, board).len() as u32;
-        let expected = self.rules.shots_per_turn.min(available);
+        let expected = self.volley_shots_due(seat);
         if cells.len() as u32 != expected {
             return Err(RuleError::WrongShotCount {
                 expected,
@@ -40,6 +39,15 @@ impl Game {
         self.resolve_volley(seat, board, cells, &mut events);
         self.end_turn(seat, &mut events);
         Ok(events)
+    }
+
+    /// The shots the hard-rule volley of `seat` must have now:
+    /// `shots_per_turn`, fewer only when fewer cells of the opponent's board
+    /// are left to target. The volley check and the seat's view both use it.
+    pub(crate) fn volley_shots_due(&self, seat: usize) -> u32 {
+        let board = self.duel_opponent(seat);
+        let available = self.targetable_cells(seat, board).len() as u32;
+        self.rules.shots_per_turn.min(available)
     }
 
     /// Shoots cells and announces them as a hard-rule volley: counts and types
