@@ -1,0 +1,112 @@
+//! Why a client frame was refused: the `code` and `message` of an `error`
+//! frame (docs/protocol.md, "Errors").
+
+use std::borrow::Cow;
+
+use broadside_engine::RuleError;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Why a client frame was refused: a stable code and a message for developers.
+/// The code is owned only when it came from elsewhere (another node of a
+/// cluster, or a frame read back).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Refusal {
+    /// A stable identifier that clients translate: one of [`codes`] or an
+    /// engine code (`RuleError::code`).
+    pub code: Cow<'static, str>,
+    /// English text for developers and logs.
+    pub message: String,
+}
+
+impl Refusal {
+    pub fn new(code: &'static str, message: impl Into<String>) -> Self {
+        Refusal {
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Refusal::new(codes::BAD_REQUEST, message)
+    }
+}
+
+impl From<RuleError> for Refusal {
+    fn from(error: RuleError) -> Self {
+        Refusal {
+            code: error.code().into(),
+            message: error.to_string(),
+        }
+    }
+}
+
+/// The protocol's own refusal codes (docs/protocol.md, "Errors"); a command
+/// the rules refuse comes back with the engine's code instead.
+pub mod codes {
+    /// The frame is not a JSON object (or is binary).
+    pub const BAD_JSON: &str = "bad_json";
+    /// No longer sent: a frame over the limit closes the connection with 1009.
+    /// [`crate::parse`] still names an oversized text with it.
+    pub const TOO_LARGE: &str = "too_large";
+    /// `type` is missing or not one of the client frames.
+    pub const UNKNOWN_TYPE: &str = "unknown_type";
+    /// A field is missing or has the wrong form.
+    pub const BAD_REQUEST: &str = "bad_request";
+    /// The first frame of a connection must be `hello`.
+    pub const HELLO_FIRST: &str = "hello_first";
+    /// Too many frames, new rooms, unknown room codes or CPU work.
+    pub const RATE_LIMITED: &str = "rate_limited";
+    /// A spectator join into a running game where the person holds a seat.
+    pub const SEATED: &str = "seated";
+    /// The frame needs a room and the connection is in none.
+    pub const NOT_IN_ROOM: &str = "not_in_room";
+    /// The frame needs a seat and the connection is a spectator.
+    pub const NOT_A_PLAYER: &str = "not_a_player";
+    /// No room has that code.
+    pub const ROOM_NOT_FOUND: &str = "room_not_found";
+    /// No seat is open.
+    pub const ROOM_FULL: &str = "room_full";
+    /// Only the host may do this.
+    pub const NOT_HOST: &str = "not_host";
+    /// The game has started; the lobby can no longer change.
+    pub const ALREADY_STARTED: &str = "already_started";
+    /// The game has not started yet.
+    pub const NOT_STARTED: &str = "not_started";
+    /// `start` while a seat is still open.
+    pub const SEATS_OPEN: &str = "seats_open";
+    /// `rematch` before the game is over.
+    pub const NOT_FINISHED: &str = "not_finished";
+    /// `decline_rematch` while no rematch is on offer.
+    pub const NO_REMATCH_OFFER: &str = "no_rematch_offer";
+    /// `cancel_match` or `accept_bot` while not waiting for a quick match.
+    pub const NOT_MATCHING: &str = "not_matching";
+    /// The server could not store the change; nothing changed.
+    pub const INTERNAL: &str = "internal";
+    /// (A cluster) the room moved to another node; send the frame again.
+    pub const MOVED: &str = "moved";
+
+    /// Every code above, in the order of docs/protocol.md's table.
+    pub const ALL: &[&str] = &[
+        BAD_JSON,
+        TOO_LARGE,
+        UNKNOWN_TYPE,
+        BAD_REQUEST,
+        HELLO_FIRST,
+        RATE_LIMITED,
+        SEATED,
+        NOT_IN_ROOM,
+        NOT_A_PLAYER,
+        ROOM_NOT_FOUND,
+        ROOM_FULL,
+        NOT_HOST,
+        ALREADY_STARTED,
+        NOT_STARTED,
+        SEATS_OPEN,
+        NOT_FINISHED,
+        NO_REMATCH_OFFER,
+        NOT_MATCHING,
+        INTERNAL,
+        MOVED,
+    ];
+}
