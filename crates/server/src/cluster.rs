@@ -18,6 +18,11 @@
 //!
 //! Nothing routes frames between nodes except NATS; the database decides who
 //! owns what.
+//!
+//! Above the rooms (it hands remote members' requests to a room's actor) and
+//! below the registry, which opens a room's door here when it starts an
+//! actor. Rooms reach remote members through [`RemoteSink`], which the
+//! cluster implements, without knowing the cluster.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -31,9 +36,10 @@ use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
+use crate::conns::Conns;
+use crate::outbox::{ConnId, Control, Outbox, RemoteSink};
 use crate::protocol::{self, Refusal, Role};
-use crate::room::{ConnId, Control, Joining, Outbox, Person, Request, RoomMsg};
-use crate::server::Shared;
+use crate::room::{Joining, Person, Request, RoomMsg};
 
 /// Frames waiting to be published before a room drops a remote member as too
 /// slow (as a local member's outbox would).
@@ -53,15 +59,6 @@ struct Outgoing {
 enum Body {
     Frame(String),
     Control(Control),
-}
-
-/// Where a connection's room lives.
-#[derive(Clone)]
-pub enum Link {
-    /// On this node: its actor's queue.
-    Local(mpsc::Sender<RoomMsg>),
-    /// On another node, reached over NATS.
-    Remote { node: String },
 }
 
 /// What a connection asks of a room on another node.
@@ -153,31 +150,6 @@ impl Cluster {
         }))
     }
 
-    /// Whether `node` has been heard from lately (this node always has).
-    pub fn is_alive(&self, node: &str) -> bool {
-        if node == self.node {
-            return true;
-        }
-        let heard = self.heard.lock().unwrap_or_else(|p| p.into_inner());
-        match heard.get(node) {
-            Some(at) => at.elapsed() < SILENCE,
-            // Not heard of yet: only this node may be new.
-            None => self.started.elapsed() < SILENCE,
-        }
-    }
-
-    /// Hands a connection of this node (`shared.conns`) or of another node a
-    /// control.
-    pub fn control_for(shared: &Shared, node: &str, conn: ConnId, control: Control) {
-        if node == shared.config.node {
-            if let Some(outbox) = shared.conns.outbox(conn) {
-                outbox.control(control);
-            }
-        } else if let Some(cluster) = &shared.cluster {
-            cluster.send_control(node, conn, control);
-        }
-    }
-
     /// Notes that `node` just spoke (a heartbeat or a request).
     fn heard_from(&self, node: &str) {
         let mut heard = self.heard.lock().unwrap_or_else(|p| p.into_inner());
@@ -188,27 +160,6 @@ impl Cluster {
         &self.node
     }
 
-    /// Queues a frame for a connection on `node`; `false` if the queue is
-    /// full (the member is then dropped as too slow).
-    pub fn send_frame(&self, node: &str, conn: ConnId, frame: String) -> bool {
-        self.outgoing
-            .try_send(Outgoing {
-                node: node.to_string(),
-                conn,
-                body: Body::Frame(frame),
-            })
-            .is_ok()
-    }
-
-    /// Hands a connection on `node` a control (join a room, join it afresh).
-    pub fn send_control(&self, node: &str, conn: ConnId, control: Control) {
-        let _ = self.outgoing.try_send(Outgoing {
-            node: node.to_string(),
-            conn,
-            body: Body::Control(control),
-        });
-    }
-
     /// Says that this node now owns `code` (`owner: None`: nobody does).
     pub async fn announce_owner(&self, code: &str, owner: Option<&str>) {
         let payload = Bytes::from(owner.unwrap_or("").to_string());
@@ -217,7 +168,7 @@ impl Cluster {
             .publish(format!("bs.owner.{code}"), payload)
             .await
         {
-            eprintln!("broadside: bus: cannot announce the owner of {code}: {error}");
+            tracing::warn!(room = %code, %error, "bus: cannot announce the room's owner");
         }
     }
 
@@ -355,7 +306,7 @@ impl Cluster {
 
     /// Delivers what other nodes send this node's connections, and rejoins
     /// connections whose room changed owner. Runs until the server stops.
-    pub async fn serve_node(self: Arc<Self>, shared: Weak<Shared>) -> Result<(), LinkError> {
+    pub async fn serve_node(self: Arc<Self>, conns: Weak<Conns>) -> Result<(), LinkError> {
         let bus = |e: async_nats::SubscribeError| LinkError::Bus(e.to_string());
         let mut frames = self
             .client
@@ -369,7 +320,7 @@ impl Cluster {
             loop {
                 tokio::select! {
                     _ = heartbeat.tick() => {
-                        if shared.strong_count() == 0 {
+                        if conns.strong_count() == 0 {
                             break;
                         }
                         let subject = format!("bs.alive.{}", self.node);
@@ -379,20 +330,58 @@ impl Cluster {
                         self.heard_from(message.subject.as_str().trim_start_matches("bs.alive."));
                     }
                     Some(message) = frames.next() => {
-                        let Some(shared) = shared.upgrade() else { break };
-                        deliver(&shared, &message);
+                        let Some(conns) = conns.upgrade() else { break };
+                        deliver(&conns, &message);
                     }
                     Some(message) = owners.next() => {
-                        let Some(shared) = shared.upgrade() else { break };
+                        let Some(conns) = conns.upgrade() else { break };
                         let code = message.subject.as_str().trim_start_matches("bs.owner.");
                         let owner = String::from_utf8_lossy(&message.payload);
-                        shared.conns.owner_changed(code, &owner);
+                        conns.owner_changed(code, &owner);
                     }
                     else => break,
                 }
             }
         });
         Ok(())
+    }
+}
+
+/// Frames and controls for connections on other nodes go out in order on
+/// the publishing task's queue.
+impl RemoteSink for Cluster {
+    /// Queues a frame for a connection on `node`; `false` if the queue is
+    /// full (the member is then dropped as too slow).
+    fn send_frame(&self, node: &str, conn: ConnId, frame: String) -> bool {
+        self.outgoing
+            .try_send(Outgoing {
+                node: node.to_string(),
+                conn,
+                body: Body::Frame(frame),
+            })
+            .is_ok()
+    }
+
+    /// Hands a connection on `node` a control (join a room, join it afresh).
+    fn send_control(&self, node: &str, conn: ConnId, control: Control) {
+        let _ = self.outgoing.try_send(Outgoing {
+            node: node.to_string(),
+            conn,
+            body: Body::Control(control),
+        });
+    }
+
+    /// Whether `node` has been heard from lately (this node always has).
+    fn is_alive(&self, node: &str) -> bool {
+        if node == self.node {
+            return true;
+        }
+        let heard = self.heard.lock().unwrap_or_else(|p| p.into_inner());
+        match heard.get(node) {
+            Some(at) => at.elapsed() < SILENCE,
+            // Not heard of yet: only this node may be new.
+            None => self.started.elapsed() < SILENCE,
+        }
     }
 }
 
@@ -416,13 +405,13 @@ async fn publish(client: async_nats::Client, mut queue: mpsc::Receiver<Outgoing>
             .publish_with_headers(format!("bs.node.{}", out.node), headers, payload)
             .await
         {
-            eprintln!("broadside: bus: a frame was lost: {error}");
+            tracing::warn!(%error, "bus: a frame was lost");
         }
     }
 }
 
 /// One message for a connection of this node.
-fn deliver(shared: &Shared, message: &async_nats::Message) {
+fn deliver(conns: &Conns, message: &async_nats::Message) {
     let Some(headers) = &message.headers else {
         return;
     };
@@ -432,7 +421,7 @@ fn deliver(shared: &Shared, message: &async_nats::Message) {
     else {
         return;
     };
-    let Some(outbox) = shared.conns.outbox(conn) else {
+    let Some(outbox) = conns.outbox(conn) else {
         return;
     };
     if let Some(code) = headers.get("rejoin") {
@@ -445,55 +434,5 @@ fn deliver(shared: &Shared, message: &async_nats::Message) {
                 outbox.send(frame);
             }
         }
-    }
-}
-
-/// The connections of this node: their outboxes (for frames arriving from
-/// other nodes) and the room each is linked to.
-#[derive(Default)]
-pub struct Conns {
-    map: Mutex<HashMap<ConnId, Registered>>,
-}
-
-struct Registered {
-    outbox: Outbox,
-    /// The room and, when it lives elsewhere, the node that owns it.
-    link: Option<(String, Option<String>)>,
-}
-
-impl Conns {
-    pub fn register(&self, conn: ConnId, outbox: Outbox) {
-        self.lock().insert(conn, Registered { outbox, link: None });
-    }
-
-    pub fn unregister(&self, conn: ConnId) {
-        self.lock().remove(&conn);
-    }
-
-    /// Records which room a connection is in (`None`: none).
-    pub fn set_link(&self, conn: ConnId, link: Option<(String, Option<String>)>) {
-        if let Some(registered) = self.lock().get_mut(&conn) {
-            registered.link = link;
-        }
-    }
-
-    pub fn outbox(&self, conn: ConnId) -> Option<Outbox> {
-        self.lock().get(&conn).map(|r| r.outbox.clone())
-    }
-
-    /// Tells every connection linked to `code` on another node than `owner`
-    /// to join it afresh.
-    fn owner_changed(&self, code: &str, owner: &str) {
-        for registered in self.lock().values() {
-            if let Some((linked, Some(node))) = &registered.link {
-                if linked == code && node != owner {
-                    registered.outbox.rejoin(code);
-                }
-            }
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<ConnId, Registered>> {
-        self.map.lock().unwrap_or_else(|p| p.into_inner())
     }
 }

@@ -7,6 +7,14 @@
 //! because all of the game's randomness comes from the seeded generator inside
 //! it.
 //!
+//! **One contract.** A backend implements [`store::Store`]: reads, writes and
+//! locks (transactions, the lease fence), nothing that decides. [`Db`] sits
+//! above the backends and is where the decisions live (`decisions.rs`): the
+//! ratings a finished game writes, whom the quick-match queue pairs, whether
+//! a command log read back is sound, and the guards on what is stored. The
+//! contract suite (`contract/`, tests only) runs every check on both
+//! backends.
+//!
 //! **Leases.** In a cluster exactly one node owns a room: it holds the room's
 //! lease (owner node, expiry, fencing token). Every write on behalf of a room
 //! carries the owner's [`Lease`] and is refused ([`DbError::Fenced`]) once
@@ -14,12 +22,26 @@
 //! game's log. With SQLite one process owns the file and every room, and the
 //! leases are trivial (token 0, never fenced).
 
+mod decisions;
 mod postgres;
+mod records;
 mod sqlite;
+mod store;
+
+#[cfg(test)]
+mod contract;
+#[cfg(test)]
+mod testing;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
+
+pub use records::{
+    ChatRecord, CommandRecord, GameRecord, GameResults, Lease, MyGame, OpenRoom, Owner, PastGame,
+    Ranked, RoomRecord, SeatKind, SeatRecord, SeatResult, StoredGame, Waiting,
+};
+use store::{LeaseStore, LogStore, PlayerStore, PublicStore, QueueStore, RoomStore, Store};
 
 use crate::ratings::Rating;
 
@@ -43,188 +65,6 @@ pub enum DbError {
     Fenced(String),
 }
 
-/// One seat as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SeatRecord {
-    /// `person`, `bot` or `open`.
-    pub kind: String,
-    pub player_id: Option<i64>,
-    /// The player's nickname (read side only).
-    pub nickname: Option<String>,
-    pub level: Option<String>,
-}
-
-/// A room as stored (everything but its games' commands and chat).
-#[derive(Clone, Debug)]
-pub struct RoomRecord {
-    pub code: String,
-    /// JSON of the room's setup (preset, seats, options, teams; no seed).
-    pub setup: String,
-    pub host: usize,
-    pub seats: Vec<SeatRecord>,
-    pub game_number: u32,
-    /// `lobby` or the engine phase of the current game.
-    pub phase: String,
-    /// JSON list of the seats to move.
-    pub to_move: String,
-    /// Listed among the open rooms while in its lobby.
-    pub public: bool,
-}
-
-/// The current game of a room as stored.
-#[derive(Clone, Debug)]
-pub struct GameRecord {
-    pub id: i64,
-    pub number: u32,
-    /// JSON of the engine `Setup`, seed included.
-    pub setup: String,
-    pub deadline_ms: Option<i64>,
-    /// The accepted commands in order, as engine `Command` JSON.
-    pub commands: Vec<String>,
-}
-
-/// What is written after one accepted command.
-#[derive(Clone, Debug)]
-pub struct CommandRecord {
-    pub room_code: String,
-    pub game_id: i64,
-    pub seq: u64,
-    pub command: String,
-    pub at_ms: i64,
-    pub deadline_ms: Option<i64>,
-    pub phase: &'static str,
-    pub to_move: String,
-    pub finished: bool,
-    /// Whether the room's summary (phase, seats to move) changed.
-    pub summary_changed: bool,
-    /// The placings, with the command that ended the game (and its ratings,
-    /// if it was rated), written in the same transaction.
-    pub results: Option<GameResults>,
-}
-
-/// How a game ended for each seat.
-#[derive(Clone, Debug)]
-pub struct GameResults {
-    pub preset: String,
-    /// Whether the people's ratings change (ratings.rs).
-    pub rated: bool,
-    pub seats: Vec<SeatResult>,
-}
-
-#[derive(Clone, Debug)]
-pub struct SeatResult {
-    pub seat: usize,
-    /// The person in the seat (`None`: a bot or nobody).
-    pub player_id: Option<i64>,
-    /// 1 for the winners, then by elimination (later out is better).
-    pub placing: u32,
-}
-
-impl GameResults {
-    /// Each person's placing (the seats of bots and nobody left out), as
-    /// `ratings::rate` takes them.
-    pub fn placings(&self) -> BTreeMap<i64, u32> {
-        self.seats
-            .iter()
-            .filter_map(|s| Some((s.player_id?, s.placing)))
-            .collect()
-    }
-}
-
-impl SeatResult {
-    /// The seat's person's rating before and after the game, if the game
-    /// changed it.
-    pub fn rating_change(
-        &self,
-        before: &BTreeMap<i64, Rating>,
-        after: &BTreeMap<i64, Rating>,
-    ) -> Option<(f64, f64)> {
-        let player = self.player_id?;
-        Some((before.get(&player)?.rating, after.get(&player)?.rating))
-    }
-}
-
-/// A public room in its lobby.
-#[derive(Clone, Debug)]
-pub struct OpenRoom {
-    pub code: String,
-    /// JSON of the room's setup.
-    pub setup: String,
-    pub seats: Vec<SeatRecord>,
-    pub updated_ms: i64,
-}
-
-/// One line of a leaderboard.
-#[derive(Clone, Debug)]
-pub struct Ranked {
-    pub nickname: String,
-    pub rating: Rating,
-}
-
-/// One finished game of a person's history.
-#[derive(Clone, Debug)]
-pub struct PastGame {
-    pub game_id: i64,
-    pub code: String,
-    /// JSON of the room's setup (its preset).
-    pub setup: String,
-    pub finished_ms: i64,
-    pub placing: u32,
-    /// How many seats played, and how many placed first.
-    pub seats: u32,
-    pub firsts: u32,
-    pub rating_before: Option<f64>,
-    pub rating_after: Option<f64>,
-}
-
-/// A person in the quick-match queue, and where their connection is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Waiting {
-    pub player_id: i64,
-    pub nickname: String,
-    pub node: String,
-    pub conn: u64,
-}
-
-/// One line of `my_games`.
-#[derive(Clone, Debug)]
-pub struct MyGame {
-    pub code: String,
-    pub setup: String,
-    pub phase: String,
-    pub to_move: String,
-    pub seat: usize,
-    pub updated_ms: i64,
-    pub seats: Vec<SeatRecord>,
-}
-
-/// One chat line as stored.
-#[derive(Clone, Debug)]
-pub struct ChatRecord {
-    pub seat: Option<usize>,
-    pub nickname: String,
-    pub text: String,
-    pub at_ms: i64,
-}
-
-/// A node's hold on one room: the fencing token every write for the room
-/// carries. A new holder always gets a larger token than every earlier one.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Lease {
-    pub code: String,
-    pub node: String,
-    pub token: i64,
-}
-
-/// Who owns a room, as the lease table says.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Owner {
-    pub node: String,
-    pub token: i64,
-    /// Whether the lease is still within its time (by the database's clock).
-    pub live: bool,
-}
-
 enum Backend {
     Sqlite(sqlite::Sqlite),
     Postgres(postgres::Postgres),
@@ -233,12 +73,13 @@ enum Backend {
 /// The database, shared by all tasks of a node.
 pub struct Db(Backend);
 
-/// Calls the same method on whichever backend this is.
+/// Runs the same code on whichever backend this is: `both!(self, store =>
+/// expression)` with `store` bound to the backend.
 macro_rules! both {
-    ($db:expr, $method:ident($($arg:expr),*)) => {
+    ($db:expr, $store:ident => $body:expr) => {
         match &$db.0 {
-            Backend::Sqlite(db) => db.$method($($arg),*).await,
-            Backend::Postgres(db) => db.$method($($arg),*).await,
+            Backend::Sqlite($store) => $body,
+            Backend::Postgres($store) => $body,
         }
     };
 }
@@ -274,23 +115,20 @@ impl Db {
 
     /// Whether several nodes may share this database (then leases matter).
     pub fn is_shared(&self) -> bool {
-        matches!(self.0, Backend::Postgres(_))
+        both!(self, store => store.is_shared())
     }
 
     /// Commits made and jobs done so far (SQLite's writer; jobs per commit
     /// shows the grouping).
     pub fn stats(&self) -> (u64, u64) {
-        match &self.0 {
-            Backend::Sqlite(db) => db.stats(),
-            Backend::Postgres(db) => db.stats(),
-        }
+        both!(self, store => store.stats())
     }
 
     pub async fn player_by_token_hash(
         &self,
         hash: Vec<u8>,
     ) -> Result<Option<(i64, String)>, DbError> {
-        both!(self, player_by_token_hash(hash))
+        both!(self, store => store.player_by_token_hash(hash).await)
     }
 
     pub async fn create_player(
@@ -299,11 +137,11 @@ impl Db {
         nickname: String,
         now_ms: i64,
     ) -> Result<i64, DbError> {
-        both!(self, create_player(hash, nickname, now_ms))
+        both!(self, store => store.create_player(hash, nickname, now_ms).await)
     }
 
     pub async fn set_nickname(&self, player_id: i64, nickname: String) -> Result<(), DbError> {
-        both!(self, set_nickname(player_id, nickname))
+        both!(self, store => store.set_nickname(player_id, nickname).await)
     }
 
     /// Stores a new room owned by `node` and returns the node's lease on it;
@@ -315,16 +153,7 @@ impl Db {
         node: &str,
         ttl: Duration,
     ) -> Result<Option<Lease>, DbError> {
-        match &self.0 {
-            Backend::Sqlite(db) => {
-                let code = room.code.clone();
-                Ok(db
-                    .create_room(room, now_ms)
-                    .await?
-                    .then(|| trivial_lease(code, node)))
-            }
-            Backend::Postgres(db) => db.create_room(room, now_ms, node, ttl).await,
-        }
+        both!(self, store => store.create_room(room, now_ms, node, ttl).await)
     }
 
     /// Writes a room's row and seats (insert or update).
@@ -334,10 +163,7 @@ impl Db {
         now_ms: i64,
         lease: &Lease,
     ) -> Result<(), DbError> {
-        match &self.0 {
-            Backend::Sqlite(db) => db.save_room(room, now_ms).await,
-            Backend::Postgres(db) => db.save_room(room, now_ms, lease.clone()).await,
-        }
+        both!(self, store => store.save_room(room, now_ms, lease).await)
     }
 
     /// Starts a new game in a room and returns its id.
@@ -349,26 +175,20 @@ impl Db {
         now_ms: i64,
         lease: &Lease,
     ) -> Result<i64, DbError> {
-        match &self.0 {
-            Backend::Sqlite(db) => db.start_game(room, setup, deadline_ms, now_ms).await,
-            Backend::Postgres(db) => {
-                db.start_game(room, setup, deadline_ms, now_ms, lease.clone())
-                    .await
-            }
-        }
+        both!(self, store => store.start_game(room, setup, deadline_ms, now_ms, lease).await)
     }
 
     /// Appends one accepted command to a game's log with the game's new
-    /// deadline, and updates the room's summary when it changed, atomically.
+    /// deadline, and updates the room's summary when it changed, atomically;
+    /// the command that ends a game stores its results (and, if rated, the
+    /// new ratings: `decisions::store_results`) in the same transaction.
     pub async fn record_command(
         &self,
         record: CommandRecord,
         lease: &Lease,
     ) -> Result<(), DbError> {
-        match &self.0 {
-            Backend::Sqlite(db) => db.record_command(record).await,
-            Backend::Postgres(db) => db.record_command(record, lease.clone()).await,
-        }
+        decisions::check_command(&record)?;
+        both!(self, store => store.record_command(record, lease).await)
     }
 
     pub async fn add_chat(
@@ -377,29 +197,30 @@ impl Db {
         line: ChatRecord,
         lease: &Lease,
     ) -> Result<(), DbError> {
-        match &self.0 {
-            Backend::Sqlite(db) => db.add_chat(code, line).await,
-            Backend::Postgres(db) => db.add_chat(code, line, lease.clone()).await,
-        }
+        both!(self, store => store.add_chat(code, line, lease).await)
     }
 
-    /// Codes of the rooms whose game runs (started and not finished).
+    /// Codes of the rooms whose game runs (started and not finished): these
+    /// are restored when the server starts, so their timers and bots go on.
     pub async fn running_rooms(&self) -> Result<Vec<String>, DbError> {
-        both!(self, running_rooms())
+        both!(self, store => store.running_rooms().await)
     }
 
-    /// A room and its current game, if the room exists.
+    /// A room and its current game, if the room exists. A game the room
+    /// points at must exist and its log be gapless (else [`DbError::Corrupt`]).
     pub async fn load_room(
         &self,
         code: String,
     ) -> Result<Option<(RoomRecord, Option<GameRecord>)>, DbError> {
-        both!(self, load_room(code))
+        both!(self, store => store.load_room(code).await)?
+            .map(decisions::room_and_game)
+            .transpose()
     }
 
     /// The rooms (lobbies and unfinished games) where a player holds a seat,
     /// most recently active first.
     pub async fn my_games(&self, player_id: i64) -> Result<Vec<MyGame>, DbError> {
-        both!(self, my_games(player_id))
+        both!(self, store => store.my_games(player_id).await)
     }
 
     /// The last `limit` chat lines of a room, oldest first.
@@ -408,19 +229,27 @@ impl Db {
         code: String,
         limit: usize,
     ) -> Result<Vec<ChatRecord>, DbError> {
-        both!(self, recent_chat(code, limit))
+        both!(self, store => store.recent_chat(code, limit).await)
+    }
+
+    /// A stored game by its id, with its whole command log (which must be
+    /// gapless), finished or not; `None` if no game has this id.
+    pub async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, DbError> {
+        both!(self, store => store.load_game(id).await)?
+            .map(decisions::stored_game)
+            .transpose()
     }
 
     // ----- public play -------------------------------------------------------------
 
     /// Public rooms still in their lobby, newest first.
     pub async fn open_rooms(&self, limit: usize) -> Result<Vec<OpenRoom>, DbError> {
-        both!(self, open_rooms(limit))
+        both!(self, store => store.open_rooms(limit).await)
     }
 
     /// The best `limit` ratings of a preset.
     pub async fn leaderboard(&self, preset: String, limit: usize) -> Result<Vec<Ranked>, DbError> {
-        both!(self, leaderboard(preset, limit))
+        both!(self, store => store.leaderboard(preset, limit).await)
     }
 
     /// The current ratings of some people in a preset (missing: unrated).
@@ -429,12 +258,12 @@ impl Db {
         players: Vec<i64>,
         preset: String,
     ) -> Result<BTreeMap<i64, Rating>, DbError> {
-        both!(self, ratings(players, preset))
+        both!(self, store => store.ratings(players, preset).await)
     }
 
     /// The finished games a person played, newest first.
     pub async fn history(&self, player_id: i64, limit: usize) -> Result<Vec<PastGame>, DbError> {
-        both!(self, history(player_id, limit))
+        both!(self, store => store.history(player_id, limit).await)
     }
 
     /// Puts a person in the quick-match queue of a preset (again: the newest
@@ -445,33 +274,34 @@ impl Db {
         preset: String,
         now_ms: i64,
     ) -> Result<(), DbError> {
-        both!(self, enqueue(waiting, preset, now_ms))
+        both!(self, store => store.enqueue(waiting, preset, now_ms).await)
     }
 
-    /// Takes a person out of the queue, if they wait from connection `conn`.
+    /// Takes a person out of the queue, if they wait from connection `conn`
+    /// (so that an old tab does not cancel a newer one's wait).
     pub async fn dequeue(&self, player_id: i64, conn: u64) -> Result<(), DbError> {
-        both!(self, dequeue(player_id, conn))
+        both!(self, store => store.dequeue(player_id, conn).await)
     }
 
     /// If `me` still waits (from `conn`), takes the person who has waited
     /// longest for the same preset out of the queue together with `me`, and
-    /// returns the preset and them.
+    /// returns the preset and them (`decisions::take_partner`).
     pub async fn take_partner(
         &self,
         me: i64,
         conn: u64,
     ) -> Result<Option<(String, Waiting)>, DbError> {
-        both!(self, take_partner(me, conn))
+        both!(self, store => decisions::take_partner(store, me, conn).await)
     }
 
     /// How many people wait for a preset.
     pub async fn waiting(&self, preset: String) -> Result<u32, DbError> {
-        both!(self, waiting(preset))
+        both!(self, store => store.waiting(preset).await)
     }
 
     /// Empties the queue of a node's connections (at its start: they are gone).
     pub async fn clear_queue(&self, node: String) -> Result<(), DbError> {
-        both!(self, clear_queue(node))
+        both!(self, store => store.clear_queue(node).await)
     }
 
     // ----- leases ------------------------------------------------------------------
@@ -485,19 +315,13 @@ impl Db {
         node: &str,
         ttl: Duration,
     ) -> Result<Option<Lease>, DbError> {
-        match &self.0 {
-            Backend::Sqlite(_) => Ok(Some(trivial_lease(code, node))),
-            Backend::Postgres(db) => db.acquire(code, node.to_string(), ttl).await,
-        }
+        both!(self, store => store.acquire(code, node, ttl).await)
     }
 
     /// Extends the lease; `false` if the room has been taken by another
     /// holder (then the room must be dropped at once).
     pub async fn renew(&self, lease: &Lease, ttl: Duration) -> Result<bool, DbError> {
-        match &self.0 {
-            Backend::Sqlite(_) => Ok(true),
-            Backend::Postgres(db) => db.renew(lease.clone(), ttl).await,
-        }
+        both!(self, store => store.renew(lease, ttl).await)
     }
 
     /// Gives the room up. With `hand_over` the lease is left expired, so that
@@ -505,147 +329,17 @@ impl Db {
     /// otherwise it is removed and the room is loaded wherever it is next
     /// joined.
     pub async fn release(&self, lease: &Lease, hand_over: bool) -> Result<(), DbError> {
-        match &self.0 {
-            Backend::Sqlite(_) => Ok(()),
-            Backend::Postgres(db) => db.release(lease.clone(), hand_over).await,
-        }
+        both!(self, store => store.release(lease, hand_over).await)
     }
 
     /// Rooms whose owner stopped renewing (died or was paused) or handed them
     /// over: at most `limit`, longest expired first.
     pub async fn expired_leases(&self, limit: usize) -> Result<Vec<String>, DbError> {
-        match &self.0 {
-            Backend::Sqlite(_) => Ok(Vec::new()),
-            Backend::Postgres(db) => db.expired_leases(limit).await,
-        }
+        both!(self, store => store.expired_leases(limit).await)
     }
 
     /// Who holds the room's lease, if anybody.
     pub async fn owner(&self, code: String) -> Result<Option<Owner>, DbError> {
-        match &self.0 {
-            Backend::Sqlite(_) => Ok(None),
-            Backend::Postgres(db) => db.owner(code).await,
-        }
+        both!(self, store => store.owner(code).await)
     }
-
-    /// A stored game by its id, with its whole command log (which must be
-    /// gapless), finished or not; `None` if no game has this id.
-    pub async fn load_game(&self, id: i64) -> Result<Option<StoredGame>, DbError> {
-        both!(self, load_game(id))
-    }
-}
-
-fn trivial_lease(code: String, node: &str) -> Lease {
-    Lease {
-        code,
-        node: node.to_string(),
-        token: 0,
-    }
-}
-
-/// A stored game, read by its id (replays, `broadside export`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StoredGame {
-    pub id: i64,
-    pub room_code: String,
-    /// The game's number in its room (1, then rematches).
-    pub number: u32,
-    /// JSON of the engine `Setup`, seed included.
-    pub setup: String,
-    /// The accepted commands in order, as engine `Command` JSON.
-    pub commands: Vec<String>,
-    pub finished: bool,
-    /// When the game ended (unix milliseconds), if it has.
-    pub finished_ms: Option<i64>,
-}
-
-/// What [`Db::load_game`] must do, checked against each backend by its tests
-/// (PostgreSQL's when `BROADSIDE_TEST_POSTGRES` is set).
-#[cfg(test)]
-pub(crate) async fn check_load_game(db: &Db) {
-    let ttl = Duration::from_secs(60);
-    let player = db
-        .create_player(b"h".to_vec(), "Ana".into(), 1)
-        .await
-        .unwrap();
-    let seat = |kind: &str, player_id| SeatRecord {
-        kind: kind.into(),
-        player_id,
-        nickname: None,
-        level: None,
-    };
-    let mut room = RoomRecord {
-        code: "QWERTY".into(),
-        setup: "{}".into(),
-        host: 0,
-        seats: vec![seat("person", Some(player)), seat("open", None)],
-        game_number: 0,
-        phase: "lobby".into(),
-        to_move: "[]".into(),
-        public: false,
-    };
-    let lease = db
-        .create_room(room.clone(), 1, "a", ttl)
-        .await
-        .unwrap()
-        .expect("a free code");
-    room.game_number = 1;
-    room.phase = "placement".into();
-    let id = db
-        .start_game(room.clone(), "{\"seed\":1}".into(), None, 2, &lease)
-        .await
-        .unwrap();
-    let command = |game_id: i64, seq: u64, at_ms: i64| CommandRecord {
-        room_code: "QWERTY".into(),
-        game_id,
-        seq,
-        command: format!("{{\"n\":{seq}}}"),
-        at_ms,
-        deadline_ms: None,
-        phase: if seq == 3 { "finished" } else { "battle" },
-        to_move: "[]".into(),
-        finished: seq == 3,
-        summary_changed: seq == 1,
-        results: None,
-    };
-    assert_eq!(db.load_game(id + 1).await.unwrap(), None, "no such game");
-    db.record_command(command(id, 1, 3), &lease).await.unwrap();
-    let running = db.load_game(id).await.unwrap().expect("the game");
-    assert_eq!(
-        running,
-        StoredGame {
-            id,
-            room_code: "QWERTY".into(),
-            number: 1,
-            setup: "{\"seed\":1}".into(),
-            commands: vec!["{\"n\":1}".into()],
-            finished: false,
-            finished_ms: None,
-        }
-    );
-    db.record_command(command(id, 2, 3), &lease).await.unwrap();
-    db.record_command(command(id, 3, 77), &lease).await.unwrap();
-    let finished = db.load_game(id).await.unwrap().expect("the game");
-    assert_eq!(finished.commands, ["{\"n\":1}", "{\"n\":2}", "{\"n\":3}"]);
-    assert!(finished.finished);
-    assert_eq!(finished.finished_ms, Some(77), "when the last command came");
-
-    // The room's next game (a rematch), with a gap in its log.
-    room.game_number = 2;
-    let rematch = db
-        .start_game(room, "{\"seed\":2}".into(), None, 80, &lease)
-        .await
-        .unwrap();
-    assert_ne!(rematch, id);
-    db.record_command(command(rematch, 1, 81), &lease)
-        .await
-        .unwrap();
-    db.record_command(command(rematch, 3, 82), &lease)
-        .await
-        .unwrap();
-    match db.load_game(rematch).await {
-        Err(DbError::Corrupt(message)) => assert!(message.contains("command 2"), "{message}"),
-        other => panic!("a gap is corruption, not {other:?}"),
-    }
-    assert_eq!(db.load_game(id).await.unwrap(), Some(finished));
 }

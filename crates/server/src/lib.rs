@@ -8,25 +8,46 @@
 //! room are applied one at a time. Every accepted command is written to the
 //! database before any frame about it leaves the server (`db`).
 //!
+//! The modules are layers, listed below bottom up: each uses only those
+//! before it. A room sees only its `context::RoomContext` and its members'
+//! outboxes; the registry of rooms, the lobby service (public play) and the
+//! connections sit above it (docs/ARCHITECTURE.md, "crates/server").
+//!
 //! Architecture invariant: the server never decides a rule. It hands commands to
 //! the engine and sends each connection only `Game::view` for its seat (or the
 //! spectator view) and `Game::events_for` — never the game itself, its seed or
 //! its generator.
 
+// The layers, bottom up; each uses only those above it in this list (and
+// the leaves: assets, cpu, db, limits, protocol, ratings, secret). Checked by
+// crates/broadside/tests/shape.rs; docs/ARCHITECTURE.md, "crates/server".
 mod assets;
-mod cluster;
-mod connection;
+mod config;
 mod cpu;
 pub mod db;
+mod lifecycle;
 mod limits;
 mod protocol;
 mod ratings;
+mod secret;
+pub mod stored;
+
+mod cluster;
+mod connection;
+mod conns;
+mod context;
+mod lobby;
+mod outbox;
+mod registry;
 mod replay;
 mod room;
-mod secret;
 mod server;
+mod shared;
 
 pub use cluster::valid_node_name;
+pub use config::Config;
 pub use db::{Db, DbError};
+pub use limits::raise_file_limit;
 pub use protocol::MAX_FRAME_BYTES;
-pub use server::{run, serve_until_ctrl_c, Config, ServerError};
+pub use server::{run, serve_until_ctrl_c, ServerError};
+pub use stored::{replay, ReplayError, Replayed, Step};

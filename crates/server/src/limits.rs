@@ -1,6 +1,7 @@
 //! Limits that keep one client from starving the others: token buckets (frames
 //! per connection; new rooms and joins by unknown codes per address) and caps
-//! on open connections, per address and on the whole server.
+//! on open connections, per address and on the whole server; and the
+//! process's limit of open files those connections need.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -224,6 +225,44 @@ impl Drop for Slot {
     fn drop(&mut self) {
         self.addresses.release(self.ip);
     }
+}
+
+/// Raises the process's limit of open files to its hard limit, and past it to
+/// `wanted` where the process may (root); returns the new limit. Every
+/// connection is a file: `broadside serve` calls this before listening so
+/// that the connection cap, not the default limit of 1024, decides.
+pub fn raise_file_limit(wanted: u64) -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write the struct passed.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) != 0 {
+            return None;
+        }
+        let wanted = wanted as libc::rlim_t;
+        if limit.rlim_max < wanted {
+            let raised = libc::rlimit {
+                rlim_cur: wanted,
+                rlim_max: wanted,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+        if limit.rlim_cur < limit.rlim_max {
+            let raised = libc::rlimit {
+                rlim_cur: limit.rlim_max,
+                rlim_max: limit.rlim_max,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &raised) == 0 {
+                limit = raised;
+            }
+        }
+    }
+    #[allow(clippy::unnecessary_cast)] // rlim_t is not u64 everywhere
+    Some(limit.rlim_cur as u64)
 }
 
 #[cfg(test)]

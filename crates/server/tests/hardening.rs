@@ -52,7 +52,7 @@ fn expensive_options() -> Value {
 /// other person for seconds (a ping took up to 11 s). They now run on the
 /// pool, below the async workers, so a third person's pings stay prompt. The
 /// bound here is generous (a liveness check, not the latency target, which
-/// `broadside load` measures).
+/// `broadside-lab load` measures).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn expensive_frames_from_two_people_do_not_stall_a_third() {
     let (_dir, db) = temp_db();

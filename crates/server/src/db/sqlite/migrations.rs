@@ -1,0 +1,116 @@
+//! SQLite's schema: the migrations in order, counted by `PRAGMA user_version`.
+
+use rusqlite::Connection;
+
+use crate::db::DbError;
+
+/// The migrations, in order; `PRAGMA user_version` counts those applied.
+const MIGRATIONS: &[&str] = &[
+    r#"
+CREATE TABLE players (
+    id          INTEGER PRIMARY KEY,
+    token_hash  BLOB NOT NULL UNIQUE,
+    nickname    TEXT NOT NULL,
+    created_ms  INTEGER NOT NULL
+);
+CREATE TABLE rooms (
+    code        TEXT PRIMARY KEY,
+    setup       TEXT NOT NULL,
+    host        INTEGER NOT NULL,
+    game_id     INTEGER,
+    game_number INTEGER NOT NULL DEFAULT 0,
+    phase       TEXT NOT NULL,
+    to_move     TEXT NOT NULL DEFAULT '[]',
+    created_ms  INTEGER NOT NULL,
+    updated_ms  INTEGER NOT NULL
+);
+CREATE INDEX rooms_by_phase ON rooms(phase);
+CREATE TABLE seats (
+    room_code   TEXT NOT NULL REFERENCES rooms(code),
+    seat        INTEGER NOT NULL,
+    kind        TEXT NOT NULL,
+    player_id   INTEGER REFERENCES players(id),
+    level       TEXT,
+    PRIMARY KEY (room_code, seat)
+);
+CREATE INDEX seats_by_player ON seats(player_id);
+CREATE TABLE games (
+    id          INTEGER PRIMARY KEY,
+    room_code   TEXT NOT NULL REFERENCES rooms(code),
+    number      INTEGER NOT NULL,
+    setup       TEXT NOT NULL,
+    deadline_ms INTEGER,
+    finished    INTEGER NOT NULL DEFAULT 0,
+    created_ms  INTEGER NOT NULL,
+    updated_ms  INTEGER NOT NULL
+);
+CREATE TABLE commands (
+    game_id     INTEGER NOT NULL REFERENCES games(id),
+    seq         INTEGER NOT NULL,
+    command     TEXT NOT NULL,
+    at_ms       INTEGER NOT NULL,
+    PRIMARY KEY (game_id, seq)
+);
+CREATE TABLE chat (
+    id          INTEGER PRIMARY KEY,
+    room_code   TEXT NOT NULL REFERENCES rooms(code),
+    seat        INTEGER,
+    nickname    TEXT NOT NULL,
+    text        TEXT NOT NULL,
+    at_ms       INTEGER NOT NULL
+);
+CREATE INDEX chat_by_room ON chat(room_code, id);
+"#,
+    // The timer's deadline travels with each command, so that a command is one
+    // row written (the room's summary only changes with the phase or the turn).
+    r#"
+ALTER TABLE commands ADD COLUMN deadline_ms INTEGER;
+"#,
+    // Public play: open rooms, results, ratings and the quick-match queue.
+    r#"
+ALTER TABLE rooms ADD COLUMN public INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX rooms_open ON rooms(public, phase);
+CREATE TABLE game_results (
+    game_id       INTEGER NOT NULL REFERENCES games(id),
+    seat          INTEGER NOT NULL,
+    player_id     INTEGER REFERENCES players(id),
+    placing       INTEGER NOT NULL,
+    rating_before REAL,
+    rating_after  REAL,
+    PRIMARY KEY (game_id, seat)
+);
+CREATE INDEX game_results_by_player ON game_results(player_id, game_id);
+CREATE TABLE ratings (
+    player_id   INTEGER NOT NULL REFERENCES players(id),
+    preset      TEXT NOT NULL,
+    rating      REAL NOT NULL,
+    deviation   REAL NOT NULL,
+    volatility  REAL NOT NULL,
+    games       INTEGER NOT NULL,
+    wins        INTEGER NOT NULL,
+    updated_ms  INTEGER NOT NULL,
+    PRIMARY KEY (player_id, preset)
+);
+CREATE INDEX ratings_by_preset ON ratings(preset, rating);
+CREATE TABLE match_queue (
+    player_id   INTEGER PRIMARY KEY REFERENCES players(id),
+    nickname    TEXT NOT NULL,
+    preset      TEXT NOT NULL,
+    node        TEXT NOT NULL,
+    conn        INTEGER NOT NULL,
+    since_ms    INTEGER NOT NULL
+);
+CREATE INDEX match_queue_by_preset ON match_queue(preset, since_ms);
+"#,
+];
+
+pub(super) fn migrate(conn: &mut Connection) -> Result<(), DbError> {
+    let version: i64 = conn.pragma_query_value(None, "user_version", |row| row.get(0))?;
+    for (index, migration) in MIGRATIONS.iter().enumerate().skip(version.max(0) as usize) {
+        let tx = conn.transaction()?;
+        tx.execute_batch(migration)?;
+        tx.pragma_update(None, "user_version", index as i64 + 1)?;
+        tx.commit()?;
+    }
+    Ok(())
+}

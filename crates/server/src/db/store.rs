@@ -1,0 +1,362 @@
+//! The contract a storage backend fulfils: [`Store`], the reads, writes and
+//! locks (transactions, the lease fence) of one database, and nothing that
+//! decides. What to write and whether stored data is sound is decided once,
+//! above the backends, in `decisions.rs`; a backend only stores and reads.
+//!
+//! **Why `fn … -> impl Future + Send`.** The methods are native async
+//! functions in traits, spelled out with a `Send` bound so that every backend
+//! is checked, where it is written, to hand the server futures it may spawn on
+//! its worker threads. `Db` dispatches over an enum of the two concrete
+//! backends, so nothing needs a `dyn Store`: no boxing per call, no extra
+//! crate (`async-trait`), and an implementation may simply be an `async fn`.
+//!
+//! [`Store`] is the sum of one trait per concern (players, rooms and games,
+//! the command log, public queries, the quick-match queue, leases), so that
+//! each backend implements each concern in a module of its own.
+//!
+//! **Decisions inside a backend's transaction.** A game's ratings must be
+//! computed from ratings read (and locked) in the transaction that stores its
+//! last command. For that the backend, inside that transaction, hands a
+//! [`ResultsTx`] (three primitives: lock ratings, write ratings, write result
+//! rows) to the shared [`store_results`](super::decisions::store_results),
+//! which decides what is written. [`ResultsTx`]'s futures carry no `Send`
+//! bound: SQLite's run on its writer thread, where they are ready at once
+//! (`now_or_never`); PostgreSQL's are checked `Send` with the
+//! `record_command` that awaits them.
+
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::time::Duration;
+
+use super::{
+    ChatRecord, CommandRecord, DbError, Lease, MyGame, OpenRoom, Owner, PastGame, Ranked,
+    RoomRecord, Waiting,
+};
+use crate::ratings::Rating;
+
+/// Everything a backend provides.
+pub(crate) trait Store:
+    PlayerStore + RoomStore + LogStore + PublicStore + QueueStore + LeaseStore
+{
+    /// Whether several nodes may share this database (then leases matter).
+    fn is_shared(&self) -> bool;
+
+    /// Commits made and jobs done so far.
+    fn stats(&self) -> (u64, u64);
+}
+
+pub(crate) trait PlayerStore {
+    /// The player whose session token hashes to `hash`: id and nickname.
+    fn player_by_token_hash(
+        &self,
+        hash: Vec<u8>,
+    ) -> impl Future<Output = Result<Option<(i64, String)>, DbError>> + Send;
+
+    /// A new player; answers the id.
+    fn create_player(
+        &self,
+        hash: Vec<u8>,
+        nickname: String,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<i64, DbError>> + Send;
+
+    fn set_nickname(
+        &self,
+        player_id: i64,
+        nickname: String,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+/// Rooms, their seats, games and chat. Every write but `create_room` is
+/// behind the lease's fence: refused with [`DbError::Fenced`], and nothing
+/// written, once the lease is no longer the room's (a backend whose database
+/// one process owns never fences).
+pub(crate) trait RoomStore {
+    /// Stores a new room with `node`'s lease on it, atomically; `None` (and
+    /// nothing written) if its code is taken.
+    fn create_room(
+        &self,
+        room: RoomRecord,
+        now_ms: i64,
+        node: &str,
+        ttl: Duration,
+    ) -> impl Future<Output = Result<Option<Lease>, DbError>> + Send;
+
+    /// Writes a room's row and replaces its seats (insert or update).
+    fn save_room(
+        &self,
+        room: RoomRecord,
+        now_ms: i64,
+        lease: &Lease,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// Stores a new game (number, setup, deadline) and points the room's row
+    /// at it with the room's summary; answers the game's id.
+    fn start_game(
+        &self,
+        room: RoomRecord,
+        setup: String,
+        deadline_ms: Option<i64>,
+        now_ms: i64,
+        lease: &Lease,
+    ) -> impl Future<Output = Result<i64, DbError>> + Send;
+
+    fn add_chat(
+        &self,
+        code: String,
+        line: ChatRecord,
+        lease: &Lease,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// Codes of the rooms whose phase is neither `lobby` nor `finished`,
+    /// least recently active first.
+    fn running_rooms(&self) -> impl Future<Output = Result<Vec<String>, DbError>> + Send;
+
+    /// A room with its seats (in seat order, with the players' nicknames),
+    /// the id its row points at and that game with its whole log, as stored
+    /// and read at one moment; `None` if there is no such room.
+    fn load_room(
+        &self,
+        code: String,
+    ) -> impl Future<Output = Result<Option<StoredRoom>, DbError>> + Send;
+
+    /// The rooms not finished where `player_id` holds a person's seat, most
+    /// recently active first, at most 50, each with its seats.
+    fn my_games(&self, player_id: i64)
+        -> impl Future<Output = Result<Vec<MyGame>, DbError>> + Send;
+
+    /// The last `limit` chat lines of a room, oldest first.
+    fn recent_chat(
+        &self,
+        code: String,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<ChatRecord>, DbError>> + Send;
+}
+
+/// The command log.
+pub(crate) trait LogStore {
+    /// Appends one command (behind the fence) with the deadline after it; when
+    /// the record is `finished` marks the game finished (at `at_ms`, deadline
+    /// cleared); when the summary changed or the game finished, updates the
+    /// room's phase and seats to move. When it carries results, the backend
+    /// runs [`store_results`](super::decisions::store_results) with its
+    /// [`ResultsTx`] in the same transaction, after the fence. All of it or
+    /// nothing. A sequence number already stored is an error (not `Fenced`).
+    /// The caller has checked that `seq` fits an `i64`.
+    fn record_command(
+        &self,
+        record: CommandRecord,
+        lease: &Lease,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// A game by its id with its whole log, read at one moment; `None` if no
+    /// game has this id.
+    fn load_game(&self, id: i64) -> impl Future<Output = Result<Option<GameRows>, DbError>> + Send;
+}
+
+/// What a backend offers inside the transaction of a game's last command.
+pub(crate) trait ResultsTx {
+    /// The ratings of `players` (ascending ids) in `preset`, every one of
+    /// them (missing: the starting rating), held until the transaction ends
+    /// so that no other game's results change them meanwhile.
+    fn lock_ratings(
+        &mut self,
+        players: &[i64],
+        preset: &str,
+        at_ms: i64,
+    ) -> impl Future<Output = Result<BTreeMap<i64, Rating>, DbError>>;
+
+    /// Stores new ratings of people whose ratings this transaction locked.
+    fn write_ratings(
+        &mut self,
+        preset: &str,
+        at_ms: i64,
+        ratings: &BTreeMap<i64, Rating>,
+    ) -> impl Future<Output = Result<(), DbError>>;
+
+    /// Stores the game's result rows.
+    fn write_results(
+        &mut self,
+        game_id: i64,
+        rows: &[ResultRow],
+    ) -> impl Future<Output = Result<(), DbError>>;
+}
+
+/// Reads for the public pages.
+pub(crate) trait PublicStore {
+    /// Rooms that are public and in their lobby, most recently updated first,
+    /// at most `limit`, each with its seats.
+    fn open_rooms(
+        &self,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<OpenRoom>, DbError>> + Send;
+
+    /// A preset's ratings, best first (then most games, then the oldest
+    /// player), at most `limit`.
+    fn leaderboard(
+        &self,
+        preset: String,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<Ranked>, DbError>> + Send;
+
+    /// The stored ratings of some people in a preset (missing: unrated).
+    fn ratings(
+        &self,
+        players: Vec<i64>,
+        preset: String,
+    ) -> impl Future<Output = Result<BTreeMap<i64, Rating>, DbError>> + Send;
+
+    /// The games with a result row of `player_id`, most recently finished
+    /// first, at most `limit`.
+    fn history(
+        &self,
+        player_id: i64,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<PastGame>, DbError>> + Send;
+}
+
+/// The quick-match queue: one row per person. Whom to pair is decided above
+/// ([`take_partner`](super::decisions::take_partner)).
+pub(crate) trait QueueStore {
+    /// Stores (or replaces) the person's row: preset, node, connection,
+    /// nickname, since `now_ms`.
+    fn enqueue(
+        &self,
+        waiting: Waiting,
+        preset: String,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// Removes the person's row if it is connection `conn`'s.
+    fn dequeue(
+        &self,
+        player_id: i64,
+        conn: u64,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// If `me` waits from `conn`: the preset and everybody who waits for it
+    /// (`me` too), in no particular order.
+    fn queued_with(
+        &self,
+        me: i64,
+        conn: u64,
+    ) -> impl Future<Output = Result<Option<(String, Vec<Queued>)>, DbError>> + Send;
+
+    /// One transaction: if `me` still waits from `conn` for `preset` (a
+    /// concurrent claim of `me`'s row is waited for) and `partner` waits for
+    /// `preset` with a row no concurrent transaction holds, removes both rows
+    /// and answers the partner's; otherwise removes nothing.
+    fn claim_pair(
+        &self,
+        me: i64,
+        conn: u64,
+        preset: &str,
+        partner: i64,
+    ) -> impl Future<Output = Result<Claim, DbError>> + Send;
+
+    /// How many rows a preset has.
+    fn waiting(&self, preset: String) -> impl Future<Output = Result<u32, DbError>> + Send;
+
+    /// Removes a node's rows.
+    fn clear_queue(&self, node: String) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+/// The rooms' leases (trivial where one process owns the database: every
+/// room is its own, token 0, never fenced).
+pub(crate) trait LeaseStore {
+    /// Takes the room for `node` (a new, larger token) if the room exists and
+    /// nobody holds it, its lease has expired or `node` itself held it; one
+    /// atomic step, so two nodes racing cannot both win.
+    fn acquire(
+        &self,
+        code: String,
+        node: &str,
+        ttl: Duration,
+    ) -> impl Future<Output = Result<Option<Lease>, DbError>> + Send;
+
+    /// Extends the lease; `false` if another holder has taken the room.
+    fn renew(
+        &self,
+        lease: &Lease,
+        ttl: Duration,
+    ) -> impl Future<Output = Result<bool, DbError>> + Send;
+
+    /// Leaves the lease expired (`hand_over`) or removes it; nothing if it is
+    /// no longer this holder's.
+    fn release(
+        &self,
+        lease: &Lease,
+        hand_over: bool,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// Rooms whose lease has expired, longest expired first, at most `limit`.
+    fn expired_leases(
+        &self,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<String>, DbError>> + Send;
+
+    /// Who holds the room's lease, if anybody, and whether it is still live.
+    fn owner(&self, code: String) -> impl Future<Output = Result<Option<Owner>, DbError>> + Send;
+}
+
+/// A room as a backend reads it, before the shared checks.
+#[derive(Clone, Debug)]
+pub(crate) struct StoredRoom {
+    pub room: RoomRecord,
+    /// The game the room's row points at.
+    pub game_id: Option<i64>,
+    /// That game, if it exists.
+    pub game: Option<GameRows>,
+}
+
+/// A game's row and its log as a backend reads them, before the shared checks.
+#[derive(Clone, Debug)]
+pub(crate) struct GameRows {
+    pub id: i64,
+    pub room_code: String,
+    pub number: u32,
+    pub setup: String,
+    /// The game's own deadline (before its first command).
+    pub deadline_ms: Option<i64>,
+    pub finished: bool,
+    pub updated_ms: i64,
+    /// The log in the order of its sequence numbers.
+    pub log: Vec<Logged>,
+}
+
+/// One row of a command log.
+#[derive(Clone, Debug)]
+pub(crate) struct Logged {
+    pub seq: i64,
+    pub command: String,
+    /// The timer's deadline after the command.
+    pub deadline_ms: Option<i64>,
+}
+
+/// One row of a game's results.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ResultRow {
+    pub seat: usize,
+    pub player_id: Option<i64>,
+    pub placing: u32,
+    pub rating_before: Option<f64>,
+    pub rating_after: Option<f64>,
+}
+
+/// A row of the quick-match queue.
+#[derive(Clone, Debug)]
+pub(crate) struct Queued {
+    pub waiting: Waiting,
+    pub since_ms: i64,
+}
+
+/// What [`QueueStore::claim_pair`] did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Claim {
+    /// Both rows removed: the partner's as it was.
+    Paired(Waiting),
+    /// `me` no longer waits (from that connection, for that preset).
+    NotWaiting,
+    /// The partner is gone or being paired by somebody else.
+    PartnerTaken,
+}
