@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Measures what the cluster costs on this machine: the same load (`broadside
-# load`, person against person) against
+# Measures what the cluster costs on this machine: the same load (the lab's
+# `broadside-lab load`, person against person) against
 #   - one node on SQLite (the default server),
 #   - one node on PostgreSQL,
 #   - three nodes on PostgreSQL and NATS behind nginx (every connection through
 #     the balancer; two in three players reach their room over NATS),
 # each on a fresh database, and then the failover time over repeated kills
-# (examples/failover.rs). Writes docs/perf/cluster.jsonl (one JSON line per
-# load run, with "setup") and docs/perf/failover.json.
+# (crates/lab/examples/failover.rs). Writes docs/perf/cluster.jsonl (one JSON
+# line per load run, with "setup") and docs/perf/failover.json.
 #
 # PostgreSQL, NATS and nginx are started where missing (scripts/services.sh).
 #
@@ -33,9 +33,10 @@ out="${PERF_OUT:-docs/perf}"
 source scripts/services.sh
 eval "$(scripts/services.sh up)"
 export BROADSIDE_TEST_POSTGRES="$BROADSIDE_PG_URL" BROADSIDE_TEST_NATS="$BROADSIDE_NATS_URL"
-cargo build --release -p broadside --examples --bins
+cargo build --release -p broadside -p broadside-lab --bins --examples
 target="${CARGO_TARGET_DIR:-$root/target}"
 bin="$target/release/broadside"
+lab="$target/release/broadside-lab"
 
 work="$(mktemp -d)"
 pids=()
@@ -74,7 +75,7 @@ node() {
 load() {
   local setup="$1" addr="$2"
   echo "perf-cluster: $setup" >&2
-  "$bin" load --addr "$addr" --games "$games" --seconds "$seconds" --pace-ms "$pace" \
+  "$lab" load --addr "$addr" --games "$games" --seconds "$seconds" --pace-ms "$pace" \
     --bot-percent 0 --json | tail -n 1 |
     python3 -c 'import json,sys; r=json.loads(sys.stdin.read()); r["setup"]=sys.argv[1]; print(json.dumps(r))' "$setup" \
     >>"$out/cluster.jsonl"

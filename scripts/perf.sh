@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Measures Broadside under load and draws the result: builds the release
-# binary, then for every run starts a fresh `broadside serve` (temporary
-# database, limits raised for many connections from loopback, default bot
-# delay) on a free loopback port, drives it with `broadside load --json` and
-# stops it again, so each run starts from an empty server.
+# binaries (the server and the lab's), then for every run starts a fresh
+# `broadside serve` (temporary database, limits raised for many connections
+# from loopback, default bot delay) on a free loopback port, drives it with
+# `broadside-lab load --json` and stops it again, so each run starts from an
+# empty server.
 #
 # Runs, each on its own server:
 #   - the sweep: one run per game count of PERF_GAMES for PERF_SECONDS each,
@@ -16,7 +17,7 @@
 #     (docs/perf/attack.json);
 #   - a probe under load: PERF_PROBE_GAMES games with a ping every 50 ms
 #     (docs/perf/probe.json);
-# then draws docs/perf/latency.svg from the sweep with `broadside plot` and
+# then draws docs/perf/latency.svg from the sweep with `broadside-lab plot` and
 # writes a summary (docs/perf/summary.md) with each run's server CPU time.
 #
 # Environment (defaults in brackets):
@@ -44,12 +45,14 @@ probe_games="${PERF_PROBE_GAMES:-2500}"
 probe_seconds="${PERF_PROBE_SECONDS:-20}"
 out="${PERF_OUT:-docs/perf}"
 
-cargo build --release -p broadside
-bin="${CARGO_TARGET_DIR:-$root/target}/release/broadside"
-case "$bin" in
+cargo build --release -p broadside -p broadside-lab
+target="${CARGO_TARGET_DIR:-$root/target}"
+case "$target" in
   /*) ;;
-  *) bin="$root/$bin" ;;
+  *) target="$root/$target" ;;
 esac
+bin="$target/release/broadside"
+lab="$target/release/broadside-lab"
 
 work="$(mktemp -d)"
 server_pid=""
@@ -96,15 +99,15 @@ start_server() {
   exit 1
 }
 
-# Runs `broadside load --json` with the given arguments on a fresh server and
+# Runs `broadside-lab load --json` with the given arguments on a fresh server and
 # prints its JSON line (its progress goes to stderr).
 load_run() {
   local name="$1"
   shift
   start_server "$name"
-  echo "perf: $name on $addr: broadside load $*" >&2
+  echo "perf: $name on $addr: broadside-lab load $*" >&2
   local line
-  line="$("$bin" load --addr "$addr" --server-pid "$server_pid" --json "$@" | tail -n 1)"
+  line="$("$lab" load --addr "$addr" --server-pid "$server_pid" --json "$@" | tail -n 1)"
   stop_server
   echo "$line"
 }
@@ -131,7 +134,7 @@ load_run attack --games 0 --expensive "$expensive" --probe-ms 20 \
 load_run probe --games "$probe_games" --probe-ms 50 --seconds "$probe_seconds" \
   >"$out/probe.json"
 
-"$bin" plot --input "$out/sweep.jsonl" --output "$out/latency.svg" \
+"$lab" plot --input "$out/sweep.jsonl" --output "$out/latency.svg" \
   --title "Broadside: shot latency against load ($(nproc) cores for server and load generator)"
 
 {

@@ -11,12 +11,13 @@ use rand_pcg::Pcg64Mcg;
 use crate::model::{self, Area, Known, Memory, Waters, TIGHT_TILT};
 use crate::{heur, infer, rollout, Bot, Strategy};
 
-/// The admiral thinks ahead once this few ships are left to find: then a
-/// game's end is near, the rollouts are short, and the candidates' rollouts
-/// stay coupled, so that a difference between shots can be told from noise
-/// (measured: with five ships left the difference between two candidates
-/// had a standard error of 0.2–0.3 shots over 1,280 fleets, about as large
-/// as the differences themselves).
+/// The admiral thinks ahead once this few ships are left to find: then the
+/// game's end is near, the rollouts are short and stay coupled, and a
+/// difference between two shots stands out from the estimate's noise; with
+/// more ships left the differences are no larger than their standard errors,
+/// and acting on them loses shots (docs/ai.md: "Only near the end", in the
+/// description of the look-ahead at the top, and the tuning table of "The
+/// admiral against bayes").
 const ROLLOUT_SHIPS: usize = 2;
 /// How much more the admiral samples than bayes where it thinks ahead: every
 /// recorded sweep of the chain is one fleet to play out (8 × 160 sweeps).
@@ -25,9 +26,10 @@ const ROLLOUT_EFFORT: usize = 8;
 const ROLLOUT_CANDIDATES: usize = 6;
 /// …among those this close to the likeliest one.
 const ROLLOUT_MARGIN: f64 = 0.1;
-/// Another cell replaces bayes's only where it saved shots by more than this
-/// many standard errors of the paired difference (measured over 1,000 games:
-/// 1 σ saved 0.46 shots a game, 0 σ 0.36, 2 σ 0.32).
+/// Another cell replaces bayes's only where it saves shots by more than this
+/// many standard errors of the paired difference: a lower bar acts on noise,
+/// a higher one passes up real savings (docs/ai.md, the tuning table of "The
+/// admiral against bayes").
 const ROLLOUT_CONFIDENCE: f64 = 1.0;
 
 /// One opponent area with the strategy's hit probability per local cell.
@@ -56,12 +58,13 @@ impl Bot {
         let admiral_duel = admiral && count == 1 && !view.salvo_round;
         // In games of three seats or more fleets are kept tight (even when
         // only two seats are left), and hard and up suspect it. Not in space,
-        // where fleets are bought and scanned, and the tight tilt measured
-        // nothing (docs/ai.md). In a duel no level assumes hiding: a tilt
-        // towards the edge, where hidden fleets lie, cost the admiral about a
-        // quarter of a shot a game against fleets laid at random, most of
-        // what its look-ahead wins (docs/ai.md, "The admiral: hidden fleets
-        // lie along the edge").
+        // where fleets are bought and scanned and the suspicion does not pay
+        // (docs/ai.md, "Salvo games: the hunters suspect a tight fleet"). In
+        // a duel no level assumes hiding: a tilt towards the edge, where
+        // hidden fleets lie, costs against fleets laid at random most of what
+        // the admiral's look-ahead wins, and a person's duel fleet may be
+        // laid anyhow (docs/ai.md, "The admiral: hidden fleets lie along the
+        // edge").
         if self.strategy.suspects_tight() && view.seats.len() >= 3 && view.mode != Mode::Space {
             for area in &mut areas {
                 area.tight_tilt = TIGHT_TILT;
@@ -221,7 +224,8 @@ impl Bot {
                 // In a space duel the sampler mixes poorly (fourteen ships
                 // that may not touch on 200 cells) and the placement count
                 // aims better; where several areas or a salvo compare cells,
-                // the sampler's probabilities do (measured in docs/ai.md).
+                // the sampler's probabilities do (docs/ai.md, "Space duel:
+                // bayes fires in the placement count's order").
                 let rank = (space && areas == 1 && !salvo).then(|| heur::density(area));
                 return (p, rank);
             }
@@ -615,24 +619,21 @@ pub(crate) fn mix(mut z: u64) -> u64 {
 /// (the shared sea) counts as the average of the opponents whose waters are
 /// not known.
 ///
+/// The bot shoots back rather than finishing the most damaged opponent,
+/// because bots that finish the most damaged pile onto whichever seat was
+/// hit first. It prefers no victim that has not fired at this seat (one a
+/// salvo is expected to sink, or one whose return fire another seat draws),
+/// because that leaves the seat that does fire at it unanswered (docs/ai.md,
+/// "Focus: shoot back", and what was tried on top of it in "Focus: ties go
+/// by each bot's own order").
+///
 /// Exact ties (the first round, or while nobody has fired at this seat) go
 /// by the bot's `grudge`, an order of the opponents of its own, secret and
-/// fixed for the game. They used to go to the last in seat order: then every
-/// bot fired its first salvo at the last seat, which fired back at the one
-/// before it, and in 40 games out of 40 of the tournament's six-seat focus
-/// free-for-all the seats fell from the last to the second and seat 0 won,
-/// whatever the levels. A person in the last seat faced every bot at once.
-///
-/// Measured in the six-seat focus free-for-all (600 games, seed 4, with the
-/// foresight of [`foreseen_victim`]), against finishing the opponent
-/// expected to lose the largest share of its hidden cells, which made the
-/// bots pile onto whichever seat was hit first: medium vs easy 38 → 75 %,
-/// hard vs medium 63 → 54 %, expert vs hard 51 → 55 % (ties then to the
-/// last seat). Choosing otherwise did worse: a victim that has not fired at
-/// this seat (finishing the opponent a salvo is expected to sink, or firing
-/// where another seat draws the return fire) let the seat that did fire at
-/// it go on unanswered (docs/ai.md, "Focus: ties go by each bot's own
-/// order").
+/// fixed for the game, because ties by seat order make every bot fire its
+/// first salvo at the last seat, which fires back at the one before it: the
+/// seats then fall from the last to the second whatever the levels, and a
+/// person in the last seat faces every bot at once (docs/ai.md, "Focus: ties
+/// go by each bot's own order").
 fn focus_victim(
     seat: usize,
     live: &[usize],

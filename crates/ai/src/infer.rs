@@ -89,9 +89,8 @@ struct Sampler<'a> {
     energy: i32,
     weight_of: Vec<f64>,
     prior: Option<SeqPrior>,
-    /// Per kind, each candidate's factor for its cells on the area's edge
-    /// (`Area::edge_tilt`) and for the cells it would add around a tight
-    /// fleet (`Area::tight_tilt`); empty when there is no tilt.
+    /// Per kind, each candidate's factor for the cells it would add around a
+    /// tight fleet (`Area::tight_tilt`); empty when there is no tilt.
     tilt: Vec<Vec<f64>>,
 }
 
@@ -295,24 +294,18 @@ impl<'a> Sampler<'a> {
     }
 
     /// Fills the candidates' factors when the area asks for a tilt: by
-    /// `exp(edge_tilt)` per cell on the area's edge, and by
     /// `exp(-tight_tilt)` per cell the candidate covers or touches that no
     /// known ship part (a hit, a scanned or sunk part) already covers or
-    /// touches. The second is a factor per ship, not per layout: weighing
-    /// whole layouts by the cells around the fleet found tight fleets less
-    /// well (docs/ai.md, "Salvo games: the hunters suspect a tight fleet").
+    /// touches. It is a factor per ship, not per layout, because weighing
+    /// whole layouts by the cells around the fleet lets the hypothetical
+    /// ships cluster anywhere and finds tight fleets less well (docs/ai.md,
+    /// "Salvo games: the hunters suspect a tight fleet").
     fn tilted(mut self) -> Self {
-        let (edge, tight) = (self.area.edge_tilt, self.area.tight_tilt);
-        if edge == 0.0 && tight == 0.0 {
+        let tight = self.area.tight_tilt;
+        if tight == 0.0 {
             return self;
         }
-        let area = self.area;
-        let (cols, rows) = (area.size.cols as usize, area.size.rows as usize);
-        let on_edge = |i: u16| {
-            let (x, y) = (i as usize % cols, i as usize / cols);
-            x == 0 || y == 0 || x + 1 == cols || y + 1 == rows
-        };
-        let mut fresh = (tight != 0.0).then(|| FreshCells::new(area));
+        let mut fresh = FreshCells::new(self.area);
         self.tilt = self
             .cands
             .iter()
@@ -320,11 +313,8 @@ impl<'a> Sampler<'a> {
                 (0..cands.len())
                     .map(|c| {
                         let cells = cands.cells(c);
-                        let on = cells.iter().filter(|&&i| on_edge(i)).count();
-                        let around = fresh
-                            .as_mut()
-                            .map_or(0, |f| f.count(cells.iter().map(|&i| i as usize)));
-                        (edge * on as f64 - tight * around as f64).exp()
+                        let around = fresh.count(cells.iter().map(|&i| i as usize));
+                        (-tight * around as f64).exp()
                     })
                     .collect()
             })

@@ -17,39 +17,10 @@ use crate::{prior, rollout};
 /// fleet do so, the stronger ones keep the dreadnought, which wins more
 /// (docs/ai.md, "Space: the shop").
 pub fn purchase<R: Rng>(rules: &Rules, vary: bool, rng: &mut R) -> BTreeMap<String, u32> {
-    match station_purchase(rules) {
+    match crate::station_purchase(rules) {
         Some(ships) if vary && rng.random_bool(0.4) => ships,
         _ => crate::default_purchase(rules),
     }
-}
-
-/// The default fleet with the space station instead of the dreadnought, and a
-/// fighter more if the credits saved pay for it; `None` without a dreadnought.
-pub fn station_purchase(rules: &Rules) -> Option<BTreeMap<String, u32>> {
-    let mut ships = crate::default_purchase(rules);
-    if !ships.contains_key("dreadnought") {
-        return None;
-    }
-    let price = |id: &str| rules.type_index(id).map(|i| rules.catalogue[i].price);
-    let limit = |id: &str| {
-        rules
-            .type_index(id)
-            .map(|i| rules.catalogue[i].limit)
-            .unwrap_or(0)
-    };
-    let spent: u32 = ships
-        .iter()
-        .filter_map(|(id, n)| price(id).map(|p| p * n))
-        .sum();
-    let (dread, station, fighter) = (price("dreadnought")?, price("station")?, price("fighter")?);
-    ships.remove("dreadnought");
-    ships.insert("station".to_string(), 1);
-    let left = rules.credits.saturating_sub(spent - dread + station);
-    let fighters = ships.get("fighter").copied().unwrap_or(0);
-    if left >= fighter && fighters < limit("fighter") {
-        ships.insert("fighter".to_string(), fighters + 1);
-    }
-    Some(ships)
 }
 
 /// How a layout is chosen among random candidates.
@@ -76,9 +47,11 @@ const MAX_HUNTS: usize = 4096;
 const BIG_BOARD_TRIALS: usize = 4;
 
 /// The most random layouts drawn for a tight fleet's candidates (candidates
-/// times [`Hiding::tight`]); beyond it the candidates are fewer. At this
-/// bound the admiral lays a four-seat fleet in about 175 ms on a 10×10 board
-/// and 335 ms in space (docs/ai.md, "Hiding the fleet").
+/// times [`Hiding::tight`]); beyond it the candidates are fewer. The bound
+/// keeps laying a fleet in a game of three seats or more to a fraction of a
+/// second on every board, space included: it leaves the admiral 64
+/// candidates, each the tightest of 256 layouts (docs/ai.md, "Hiding the
+/// fleet", the times to lay a fleet).
 const MAX_TIGHT_LAYOUTS: usize = 16_384;
 
 /// How a bot hides its fleet: the hardest of `candidates` random layouts
@@ -89,7 +62,8 @@ pub struct Hiding {
     pub candidates: usize,
     /// How many times each candidate is hunted, with other tie-breaks each
     /// time: the mean of more hunts tells the hard fleets from the lucky ones
-    /// better (docs/ai.md, "Hiding the fleet").
+    /// better (docs/ai.md, "The admiral's candidates: fewer, each hunted more
+    /// often").
     pub trials: usize,
     /// How much a layout's unlikeliness under the engine's random placement
     /// counts, in shots per unit of log-probability: hunters that assume
@@ -111,12 +85,13 @@ impl Hiding {
     /// [`MAX_HUNTS`] hunts in all on a 10×10 board and proportionally fewer
     /// on bigger ones. In space every level's count of candidates is scaled
     /// down with the board: its abilities strike whole columns and squares,
-    /// which the density hunter that judges the candidates ignores (measured:
-    /// expert vs hard in space duels 51 % with 32 candidates, 44.5 % with 64,
-    /// 200 games). On the sea boards bigger than 10×10 (brasil, italia) the
+    /// which the density hunter that judges the candidates ignores, and
+    /// there more candidates hide the fleet worse (docs/ai.md, "Hiding the
+    /// fleet"). On the sea boards bigger than 10×10 (brasil, italia) the
     /// hunts go to more candidates, [`BIG_BOARD_TRIALS`] hunts each: a fleet
-    /// there has more places to hide, and the admiral's fleets hid worse with
-    /// fewer candidates hunted more often (docs/ai.md, "Hiding the fleet").
+    /// there has more places to hide, and the admiral's fleets hide worse
+    /// with fewer candidates hunted more often (docs/ai.md, "The admiral's
+    /// candidates: fewer, each hunted more often").
     fn judged_on(self, size: Size, space: bool) -> (usize, usize) {
         let cells = size.cell_count().max(1);
         let trials = self.trials.max(1);
@@ -139,7 +114,7 @@ impl Hiding {
     /// of `seats` seats; 0 for none. Only from three seats on: in salvo
     /// rounds every opponent fires at the board, and it falls when its last
     /// ship is found, so a tight fleet lasts longer. Not for the plain
-    /// styles in space, where medium did better with its usual layouts
+    /// styles in space, where medium does better with its usual layouts
     /// (docs/ai.md, "Salvo games: a tight fleet").
     fn tight_in(self, seats: usize, space: bool) -> usize {
         if seats < 3 || (space && self.candidates == 0) {
@@ -199,9 +174,9 @@ pub fn layout<R: Rng>(
         }
         // The sampler assumes the engine's placement only for fleets of
         // rectangles (`prior::SeqPrior`). Elsewhere, with a tight fleet, the
-        // prior's term only trades tightness away (measured in four-seat
-        // space, docs/ai.md "Space: the admiral's fleet"); in duels it is
-        // kept, as it still measured better there.
+        // prior's term only trades tightness away; in duels it stays, as the
+        // admiral wins more with it there (docs/ai.md, "Space: the admiral's
+        // fleet").
         let rectangles = shapes.iter().all(|s| prior::rectangle(s));
         let prior_weight = if rectangles || tight == 0 {
             hiding.prior_weight

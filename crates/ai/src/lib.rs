@@ -12,7 +12,6 @@
 //! (bayes that, late in a duel, plays each likely shot out to the end against
 //! the posterior's fleets, see [`rollout`]).
 
-pub mod bench;
 mod decide;
 mod heur;
 pub mod infer;
@@ -20,7 +19,7 @@ pub mod layout;
 pub mod model;
 mod prior;
 pub mod rollout;
-pub mod versus;
+mod space_fleet;
 
 use broadside_engine::{Command, Event, Phase, Rules, View};
 use rand::SeedableRng;
@@ -71,7 +70,7 @@ impl Strategy {
 
     /// Whether the bot varies its space fleet (the station instead of the
     /// dreadnought, at times), as easy and medium do; the stronger levels buy
-    /// the fleet that wins more.
+    /// the fleet that wins more (docs/ai.md, "Space: the shop").
     pub fn varies_fleet(self) -> bool {
         matches!(self, Strategy::Random | Strategy::Hunt)
     }
@@ -80,8 +79,8 @@ impl Strategy {
     /// while a hit waits to be finished: expert and admiral do; the levels
     /// below, and every level with italia's radar, look only while hunting
     /// with no likely cell in sight. A scanned ship part is a sure hit, and a
-    /// sure hit is one more shot in a hit-again turn (measured in docs/ai.md,
-    /// "Space: abilities").
+    /// sure hit is one more shot in a hit-again turn (docs/ai.md, "Space:
+    /// abilities").
     pub fn keen_scanner(self) -> bool {
         matches!(self, Strategy::Bayes | Strategy::Admiral)
     }
@@ -95,7 +94,8 @@ impl Strategy {
 
     /// Whether the strategy, in games of three seats or more but space,
     /// hunts as if every fleet were kept tight ([`model::TIGHT_TILT`]), as
-    /// the levels from medium up keep theirs: hard and up do.
+    /// the levels from medium up keep theirs: hard and up do (docs/ai.md,
+    /// "Hiding from a suspicious hunter").
     pub fn suspects_tight(self) -> bool {
         matches!(
             self,
@@ -109,7 +109,8 @@ impl Strategy {
     /// assume the engine's random placement (bayes). In games of three seats
     /// or more medium and up also keep their fleet tight
     /// ([`layout::tightest`]), and the admiral hides it from hunters that
-    /// suspect as much ([`Strategy::suspects_tight`]).
+    /// suspect as much ([`Strategy::suspects_tight`]). The counts below, and
+    /// the measurements behind them, are in docs/ai.md, "Hiding the fleet".
     pub fn hiding(self) -> layout::Hiding {
         let (candidates, trials, prior_weight, tight, suspicious) = match self {
             Strategy::Random => (0, 0, 0.0, 0, false),
@@ -263,4 +264,33 @@ pub fn default_purchase(rules: &Rules) -> std::collections::BTreeMap<String, u32
         *ships.entry(id.to_string()).or_insert(0) += 1;
     }
     ships
+}
+
+/// The default fleet with the space station instead of the dreadnought, and a
+/// fighter more if the credits saved pay for it; `None` without a dreadnought.
+pub fn station_purchase(rules: &Rules) -> Option<std::collections::BTreeMap<String, u32>> {
+    let mut ships = default_purchase(rules);
+    if !ships.contains_key("dreadnought") {
+        return None;
+    }
+    let price = |id: &str| rules.type_index(id).map(|i| rules.catalogue[i].price);
+    let limit = |id: &str| {
+        rules
+            .type_index(id)
+            .map(|i| rules.catalogue[i].limit)
+            .unwrap_or(0)
+    };
+    let spent: u32 = ships
+        .iter()
+        .filter_map(|(id, n)| price(id).map(|p| p * n))
+        .sum();
+    let (dread, station, fighter) = (price("dreadnought")?, price("station")?, price("fighter")?);
+    ships.remove("dreadnought");
+    ships.insert("station".to_string(), 1);
+    let left = rules.credits.saturating_sub(spent - dread + station);
+    let fighters = ships.get("fighter").copied().unwrap_or(0);
+    if left >= fighter && fighters < limit("fighter") {
+        ships.insert("fighter".to_string(), fighters + 1);
+    }
+    Some(ships)
 }

@@ -7,7 +7,8 @@
 //! tie-breaks (common random numbers), so the comparison measures the shot,
 //! not the luck of the draw. This is one step of policy iteration on top of
 //! density: with exact values it can only do better than density, which on
-//! the fleet duels is as strong as bayes.
+//! the fleet duels is as strong as bayes (docs/ai.md, "Shots to sink a
+//! fleet").
 //!
 //! The density count is kept incrementally over a fixed table of placements:
 //! a miss retires the placements through it, a hit multiplies theirs by 100,

@@ -57,7 +57,6 @@ fn area(rows: &[&str], lengths: &[u16], no_touch: bool) -> Area {
         hard: false,
         volleys: Vec::new(),
         sunk_ships: Vec::new(),
-        edge_tilt: 0.0,
         tight_tilt: 0.0,
         ranks: (0..types_len).collect(),
         sequential_prior: false,
@@ -390,13 +389,6 @@ fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64>
                     }
                 }
             }
-            let edge = cells
-                .iter()
-                .filter(|&&i| {
-                    let c = size.cell(i);
-                    c.col == 0 || c.row == 0 || c.col + 1 == size.cols || c.row + 1 == size.rows
-                })
-                .count();
             // The tight tilt: the cells this ship covers or touches that no
             // known ship part covers or touches.
             let known = |i: usize| a.cells[i].must_be_ship() || a.cells[i] == Known::Sunk;
@@ -411,7 +403,7 @@ fn exact_marginals_with(a: &Area, lengths: &[u16], sequential: bool) -> Vec<f64>
                                 .any(|c| cells.contains(&size.index(c))))
                 })
                 .count();
-            let tilt = (a.edge_tilt * edge as f64 - a.tight_tilt * fresh as f64).exp();
+            let tilt = (-a.tight_tilt * fresh as f64).exp();
             walk(w, depth + 1, weight * step * tilt, taken, counts, total);
             *taken = before;
         }
@@ -630,23 +622,6 @@ fn check_tilt(tilt: impl Fn(&mut Area), seed: u64) -> Vec<(Area, Vec<f64>, Vec<f
         out.push((a, plain, exact));
     }
     out
-}
-
-/// The admiral's suspicion that a fleet was hidden along the edges: with
-/// `edge_tilt` each layout weighs `exp(tilt × ship cells on the edge)` more,
-/// under either prior, and the sampler's marginals match that exactly.
-#[test]
-fn an_edge_tilt_weighs_each_layout_by_its_cells_on_the_edge() {
-    for (case, (a, plain, exact)) in check_tilt(|a| a.edge_tilt = 0.6, 90)
-        .into_iter()
-        .enumerate()
-    {
-        // Towards the edge.
-        let corner = a.size.index(Cell::new(0, 0));
-        if a.cells[corner] == Known::Unknown {
-            assert!(exact[corner] > plain[corner], "case {case}: the corner");
-        }
-    }
 }
 
 /// The admiral's suspicion that a fleet in a game of three seats or more was

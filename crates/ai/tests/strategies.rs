@@ -393,14 +393,45 @@ fn in_salvo_games_medium_and_up_keep_their_fleet_tight() {
     }
 }
 
+/// Practice duel `index` in space as the lab's benchmark sets it up for seed
+/// 7 (`broadside_lab::bench::practice_game`, which this crate cannot use: the
+/// lab depends on it): the game's seed is SplitMix64 of (7, index), both
+/// seats buy the default fleet and the engine places both at random.
+fn practice_space_duel(index: usize) -> Game {
+    let mut z = 7u64.wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        ^ (index as u64).wrapping_add(0x632b_e59b_d9b4_e019);
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    let setup = Setup {
+        preset: Preset::Space,
+        seats: 2,
+        seed: z ^ (z >> 31),
+        options: Options {
+            practice: Some(true),
+            ..Options::default()
+        },
+        teams: None,
+    };
+    let mut game = Game::new(&setup).expect("space");
+    for seat in 0..2 {
+        let ships = broadside_ai::default_purchase(game.rules());
+        game.apply(Command::Buy { seat, ships })
+            .expect("the default fleet");
+    }
+    for seat in 0..2 {
+        game.apply(Command::PlaceRandom { seat })
+            .expect("a random layout");
+    }
+    game
+}
+
 /// How a bot of `strategy` used its space abilities in `games` practice
 /// duels: the turns it played, its scans and its laser shots.
 fn space_ability_use(strategy: Strategy, games: usize) -> (usize, usize, usize) {
-    use broadside_ai::bench::practice_game;
     use broadside_engine::{Action, Phase};
     let (mut turns, mut scans, mut lasers) = (0, 0, 0);
     for index in 0..games {
-        let mut game = practice_game(Preset::Space, &Options::default(), 7, index).expect("space");
+        let mut game = practice_space_duel(index);
         let mut bot = Bot::new(strategy, index as u64);
         while game.phase() != Phase::Finished {
             let view = game.view(Some(0));

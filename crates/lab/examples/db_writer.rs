@@ -4,7 +4,7 @@
 //! Seven commands in ten pass the turn (the room's summary changes), as misses
 //! do in a duel.
 //!
-//! `cargo run --release -p broadside-server --example db_writer -- GAMES SECONDS [PACE_MS] [DB]`
+//! `cargo run --release -p broadside-lab --example db_writer -- GAMES SECONDS [PACE_MS] [DB]`
 //!
 //! DB is a file path (default: a fresh file in the system's temporary folder)
 //! or `:memory:`. Prints one JSON line: commands per second, commits, and the
@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use broadside_server::db::{CommandRecord, Lease, RoomRecord, SeatRecord};
+use broadside_server::db::{CommandRecord, Lease, RoomRecord, SeatKind, SeatRecord};
 use broadside_server::Db;
 use rand::{Rng, SeedableRng};
 
@@ -44,8 +44,8 @@ async fn main() {
             .create_player(format!("token {n}").into_bytes(), format!("P{n}"), 1)
             .await
             .expect("a player");
-        let seat = |kind: &str, player_id| SeatRecord {
-            kind: kind.into(),
+        let seat = |kind, player_id| SeatRecord {
+            kind,
             player_id,
             nickname: None,
             level: None,
@@ -54,7 +54,10 @@ async fn main() {
             code: format!("R{n:07}"),
             setup: r#"{"preset":"classic","seats":2}"#.into(),
             host: 0,
-            seats: vec![seat("person", Some(player)), seat("bot", None)],
+            seats: vec![
+                seat(SeatKind::Person, Some(player)),
+                seat(SeatKind::Bot, None),
+            ],
             game_number: 0,
             phase: "lobby".into(),
             to_move: "[]".into(),

@@ -6,7 +6,7 @@
 //!
 //! ```sh
 //! cargo build --release -p broadside
-//! cargo run --release -p broadside --example failover -- 20 6
+//! cargo run --release -p broadside-lab --example failover -- 20 6
 //! ```
 //!
 //! Arguments: the number of kills (default 20) and the lease in seconds
@@ -16,7 +16,7 @@
 
 #[path = "../../server/tests/common/client.rs"]
 mod client;
-#[path = "../tests/support/cluster.rs"]
+#[path = "../../broadside/tests/support/cluster.rs"]
 mod support;
 
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! game, and the shot-to-opponent-update latency on loopback (p50, p99 over
 //! 1,000 shots).
 //!
-//! `cargo run --release -p broadside-server --example measure`
+//! `cargo run --release -p broadside-lab --example measure`
 //!
 //! The server and its clients run in this one process; a counting allocator
 //! sees every Rust heap allocation, and `/proc/self/statm` gives the resident
@@ -13,9 +13,11 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
 
+use broadside_engine::{Cell, Command, CustomShip, Options, Preset, Target};
+use broadside_protocol::{BotLevel, BotSeat, ClientFrame, CreateRoom, Hello, JoinRoom, Role};
 use broadside_server::{Config, Db};
 use futures_util::{SinkExt, StreamExt};
-use serde_json::{json, Value};
+use serde_json::Value;
 use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
@@ -77,16 +79,19 @@ impl Client {
                 .await
                 .expect("connect");
         let mut client = Client { socket };
-        client
-            .send(json!({"type": "hello", "token": null, "nickname": nickname}))
-            .await;
+        let hello = Hello {
+            token: None,
+            nickname: Some(nickname.to_string()),
+            lang: None,
+        };
+        client.send(ClientFrame::Hello(hello)).await;
         client.expect("welcome").await;
         client
     }
 
-    async fn send(&mut self, frame: Value) {
+    async fn send(&mut self, frame: ClientFrame) {
         self.socket
-            .send(Message::text(frame.to_string()))
+            .send(Message::text(frame.to_text()))
             .await
             .expect("send");
     }
@@ -117,22 +122,28 @@ impl Client {
 
     /// Waits until every earlier frame of this connection has been handled.
     async fn sync(&mut self) {
-        self.send(json!({"type": "ping"})).await;
+        self.send(ClientFrame::Ping).await;
         self.expect("pong").await;
     }
 
-    async fn create(&mut self, options: Value) -> String {
-        self.send(
-            json!({"type": "create_room", "preset": "classic", "options": options,
-            "bots": [{"seat": 1, "level": "medium"}]}),
-        )
+    async fn create(&mut self, options: Options, bots: Vec<BotSeat>) -> String {
+        self.send(ClientFrame::CreateRoom(Box::new(CreateRoom {
+            preset: Preset::Classic,
+            seats: 2,
+            options: Some(options),
+            teams: None,
+            bots,
+            public: false,
+            rated: false,
+        })))
         .await;
         let room = self.expect("room").await;
         room["room"]["code"].as_str().expect("a code").to_string()
     }
 }
 
-fn first_unknown(view: &Value) -> Value {
+/// A shot at the first cell an opponent's board shows as `~`.
+fn first_unknown(view: &Value) -> ClientFrame {
     let me = view["seat"].as_u64();
     for board in view["boards"].as_array().expect("boards") {
         if board["owner"].as_u64() == me {
@@ -140,11 +151,20 @@ fn first_unknown(view: &Value) -> Value {
         }
         for (row, line) in board["rows"].as_array().expect("rows").iter().enumerate() {
             if let Some(col) = line.as_str().expect("row").find('~') {
-                return json!({"board": board["owner"], "at": [col, row]});
+                let target = Target {
+                    board: board["owner"].as_u64().expect("an opponent's board") as usize,
+                    at: Cell::new(col as u16, row as u16),
+                };
+                return ClientFrame::command(&Command::Fire { seat: 0, target });
             }
         }
     }
     panic!("no target left")
+}
+
+/// The command frame that places the whole fleet at random.
+fn place_random() -> ClientFrame {
+    ClientFrame::command(&Command::PlaceRandom { seat: 0 })
 }
 
 fn mib(bytes: isize) -> f64 {
@@ -158,22 +178,21 @@ async fn rooms(addr: SocketAddr, count: usize, started: bool) -> (f64, Option<f6
     tokio::time::sleep(Duration::from_millis(200)).await;
     let (heap_before, rss_before) = (heap(), resident());
     for _ in 0..count {
-        host.create(json!({})).await;
+        let bot = BotSeat {
+            seat: 1,
+            level: BotLevel::Medium,
+        };
+        host.create(Options::default(), vec![bot]).await;
         if started {
-            host.send(json!({"type": "start"})).await;
-            host.send(json!({"type": "command", "command": {"cmd": "place_random"}}))
-                .await;
+            host.send(ClientFrame::Start).await;
+            host.send(place_random()).await;
             // Into the battle with a few shots on each board.
             let mut shots = 0;
             let mut state = host.expect("state").await;
             while shots < 4 {
                 let view = &state["view"];
                 if view["phase"] == "battle" && view["to_move"][0] == view["seat"] {
-                    let target = first_unknown(view);
-                    host.send(
-                        json!({"type": "command", "command": {"cmd": "fire", "target": target}}),
-                    )
-                    .await;
+                    host.send(first_unknown(view)).await;
                     shots += 1;
                     // The answer to this shot comes before the next decision.
                     loop {
@@ -207,28 +226,35 @@ async fn rooms(addr: SocketAddr, count: usize, started: bool) -> (f64, Option<f6
 async fn latency(addr: SocketAddr, shots: usize) -> Vec<Duration> {
     let mut ana = Client::connect(addr, "Ana").await;
     let mut bea = Client::connect(addr, "Bea").await;
-    let options = json!({"cols": 26, "rows": 26, "fleet": [{"id": "boat", "len": 2, "count": 3}],
-        "hit_again": false, "turn_seconds": 0, "place_seconds": 0});
-    ana.send(json!({"type": "create_room", "preset": "classic", "options": options}))
-        .await;
-    let code = ana.expect("room").await["room"]["code"]
-        .as_str()
-        .expect("code")
-        .to_string();
-    bea.send(json!({"type": "join_room", "code": code, "as": "player"}))
-        .await;
+    let options = Options {
+        cols: Some(26),
+        rows: Some(26),
+        fleet: Some(vec![CustomShip {
+            id: "boat".into(),
+            len: 2,
+            count: 3,
+        }]),
+        hit_again: Some(false),
+        turn_seconds: Some(0),
+        place_seconds: Some(0),
+        ..Options::default()
+    };
+    let code = ana.create(options, Vec::new()).await;
+    let join = JoinRoom {
+        code,
+        role: Role::Player,
+    };
+    bea.send(ClientFrame::JoinRoom(join)).await;
     bea.expect("room").await;
     let mut samples = Vec::with_capacity(shots);
-    ana.send(json!({"type": "start"})).await;
+    ana.send(ClientFrame::Start).await;
     while samples.len() < shots {
         // A game: both see it start, both place, then they alternate until one
         // fleet is sunk.
         ana.expect("state").await;
         bea.expect("state").await;
-        ana.send(json!({"type": "command", "command": {"cmd": "place_random"}}))
-            .await;
-        bea.send(json!({"type": "command", "command": {"cmd": "place_random"}}))
-            .await;
+        ana.send(place_random()).await;
+        bea.send(place_random()).await;
         let mut states = [ana.expect("state").await, bea.expect("state").await];
         while states[0]["view"]["phase"] != "battle" {
             states[0] = ana.expect("state").await;
@@ -245,11 +271,9 @@ async fn latency(addr: SocketAddr, shots: usize) -> Vec<Duration> {
             let shooter = view["to_move"][0]
                 .as_u64()
                 .expect("a duel has one seat to move") as usize;
-            let target = first_unknown(&states[shooter]["view"]);
+            let shot = first_unknown(&states[shooter]["view"]);
             let start = Instant::now();
-            players[shooter]
-                .send(json!({"type": "command", "command": {"cmd": "fire", "target": target}}))
-                .await;
+            players[shooter].send(shot).await;
             let opponent_state = players[1 - shooter].expect("state").await;
             samples.push(start.elapsed());
             let own_state = players[shooter].expect("state").await;
@@ -259,7 +283,7 @@ async fn latency(addr: SocketAddr, shots: usize) -> Vec<Duration> {
         if samples.len() < shots {
             // The new game starts once both have asked (docs/protocol.md).
             for player in players {
-                player.send(json!({"type": "rematch"})).await;
+                player.send(ClientFrame::Rematch).await;
             }
         }
     }

@@ -1,8 +1,15 @@
-//! `broadside load` against a real `broadside serve`: the games run, shots are
-//! answered and measured, nothing fails, and the report says so.
+//! `broadside-lab load` against a real `broadside serve`: the games run, shots
+//! are answered and measured, nothing fails, and the report says so.
+//!
+//! The server is the `broadside` binary of the broadside crate. Cargo hands a
+//! test only its own package's binaries (`CARGO_BIN_EXE_…`), so `broadside`
+//! is looked for beside `broadside-lab`, in the same target directory and
+//! profile. `cargo test --workspace` (the test command, scripts/test.sh)
+//! builds both before any test runs; run alone, build it first:
+//! `cargo build -p broadside` (with `--release` for a release test run).
 
 use std::io::{BufRead, BufReader, Read};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
@@ -10,6 +17,25 @@ use serde_json::Value;
 
 /// The longest a load run may take here (its window is a few seconds).
 const WAIT: Duration = Duration::from_secs(60);
+
+/// The load generator under test.
+const LAB: &str = env!("CARGO_BIN_EXE_broadside-lab");
+
+/// The `broadside` binary beside `broadside-lab`; the test fails, saying how
+/// to build it, when it is not there.
+fn broadside() -> PathBuf {
+    let name = format!("broadside{}", std::env::consts::EXE_SUFFIX);
+    let path = Path::new(LAB).with_file_name(name);
+    assert!(
+        path.is_file(),
+        "the server binary {} is not built: these tests run it as `broadside serve`. \
+         Build it into the same target directory first (`cargo build -p broadside`, with \
+         `--release` for a release run), or run the whole workspace's tests \
+         (`cargo test --workspace`), which builds every binary before any test runs",
+        path.display()
+    );
+    path
+}
 
 /// The server process and its directory, both gone when the test ends.
 struct Server {
@@ -37,7 +63,7 @@ fn serve(name: &str) -> Server {
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).expect("a temp dir can be made");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_broadside"))
+    let mut child = Command::new(broadside())
         .args([
             "serve",
             "--addr",
@@ -72,16 +98,16 @@ fn serve(name: &str) -> Server {
     server
 }
 
-/// Runs `broadside load` with `args` against the server and returns the JSON
-/// object of its last stdout line.
+/// Runs `broadside-lab load` with `args` against the server and returns the
+/// JSON object of its last stdout line.
 fn load(server: &Server, args: &[&str]) -> Value {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_broadside"))
+    let mut child = Command::new(LAB)
         .args(["load", "--addr", &server.addr, "--json"])
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("the broadside binary starts");
+        .expect("the broadside-lab binary starts");
     let start = Instant::now();
     let status = loop {
         if let Some(status) = child.try_wait().expect("the load run can be waited for") {
@@ -89,7 +115,7 @@ fn load(server: &Server, args: &[&str]) -> Value {
         }
         if start.elapsed() > WAIT {
             let _ = child.kill();
-            panic!("broadside load did not finish within {WAIT:?}");
+            panic!("broadside-lab load did not finish within {WAIT:?}");
         }
         std::thread::sleep(Duration::from_millis(50));
     };
@@ -107,7 +133,7 @@ fn load(server: &Server, args: &[&str]) -> Value {
         .expect("stderr is piped")
         .read_to_string(&mut stderr)
         .expect("stderr is text");
-    assert!(status.success(), "broadside load failed: {stderr}");
+    assert!(status.success(), "broadside-lab load failed: {stderr}");
     assert!(
         stderr.contains("measure") || stderr.contains("done"),
         "progress lines go to stderr: {stderr}"
@@ -214,7 +240,7 @@ fn the_probe_and_the_attack_run_without_games() {
 
 #[test]
 fn no_games_and_nothing_else_is_refused() {
-    let output = Command::new(env!("CARGO_BIN_EXE_broadside"))
+    let output = Command::new(LAB)
         .args([
             "load",
             "--addr",
@@ -225,7 +251,7 @@ fn no_games_and_nothing_else_is_refused() {
             "1",
         ])
         .output()
-        .expect("the broadside binary starts");
+        .expect("the broadside-lab binary starts");
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("--probe-ms"), "{stderr}");

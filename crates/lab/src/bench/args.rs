@@ -1,10 +1,12 @@
-//! `broadside bench`: measures a bot strategy on practice games (the measuring
-//! itself lives in `broadside_ai::bench`).
+//! `broadside-lab bench`: its flags, and the table or JSON lines it prints
+//! (the measuring itself is the parent module and [`super::versus`]).
 
 use anyhow::{anyhow, bail, Context, Result};
-use broadside_ai::bench::{self, BenchConfig, Layouts};
-use broadside_ai::{versus, Level, Strategy};
+use broadside_ai::{Level, Strategy};
 use broadside_engine::{Options, Preset};
+
+use super::{versus, BenchConfig, Layouts};
+use crate::bench;
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {

@@ -1,7 +1,11 @@
-//! The benchmark behind `broadside bench`: a strategy plays practice games
+//! The benchmark behind `broadside-lab bench`: a strategy plays practice games
 //! (seat 0 shoots, seat 1 never shoots back) against the same layouts that every
 //! other strategy meets for the same seed, and the shots, turns and time per
-//! move are summarized.
+//! move are summarized. [`versus`] is the tournament of `--versus`, [`args`]
+//! the command's flags and output.
+
+pub mod args;
+pub mod versus;
 
 use std::time::Instant;
 
@@ -12,7 +16,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::Serialize;
 
-use crate::{Bot, Level, Strategy};
+use broadside_ai::{Bot, Level, Strategy};
 
 /// What to measure.
 #[derive(Clone, Debug)]
@@ -39,7 +43,7 @@ pub enum Layouts {
     /// what published benchmarks assume.
     Uniform,
     /// Laid out as a bot of that level lays out its own fleet (hard and up
-    /// hide it from hunters, [`crate::layout::Hiding`]): what each level's
+    /// hide it from hunters, [`broadside_ai::layout::Hiding`]): what each level's
     /// hiding costs each strategy.
     Level(Level),
 }
@@ -97,7 +101,7 @@ pub struct GameResult {
     pub move_cpu_ms: Vec<f64>,
 }
 
-/// The summary printed by `broadside bench`.
+/// The summary printed by `broadside-lab bench`.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BenchReport {
     pub preset: String,
@@ -117,7 +121,7 @@ pub struct BenchReport {
     pub mean_cpu_ms: f64,
     pub p99_cpu_ms: f64,
     /// How many games took each number of shots: `[shots, games]`, by shots
-    /// (what `broadside plot --kind shots` draws).
+    /// (what `broadside-lab plot --kind shots` draws).
     pub histogram: Vec<[u32; 2]>,
 }
 
@@ -268,7 +272,7 @@ pub fn practice_game_with(
             return Err(BenchError::UniformBought);
         }
         for seat in 0..2 {
-            let ships = crate::default_purchase(game.rules());
+            let ships = broadside_ai::default_purchase(game.rules());
             game.apply(Command::Buy { seat, ships })
                 .map_err(BenchError::Setup)?;
         }

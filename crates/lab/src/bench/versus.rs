@@ -1,4 +1,4 @@
-//! The tournament behind `broadside bench --versus`: bots of two levels play
+//! The tournament behind `broadside-lab bench --versus`: bots of two levels play
 //! whole games against each other — shop, placement, battle, abilities — in
 //! every preset and mode, and the share of games each level wins is counted.
 //!
@@ -9,8 +9,9 @@
 use broadside_engine::{Game, Options, Phase, Preset, Report, SalvoMode, Setup};
 use serde::Serialize;
 
-use crate::bench::{apply, game_seed, parallel_map, BenchError};
-use crate::{Bot, Level};
+use broadside_ai::{Bot, Level};
+
+use super::{apply, game_seed, parallel_map, BenchError};
 
 /// One kind of game of the tournament.
 #[derive(Clone, Debug)]

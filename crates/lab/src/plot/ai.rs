@@ -1,5 +1,5 @@
-//! The bots' charts for docs/ai.md, drawn by `broadside plot --kind shots` and
-//! `--kind versus` from the JSON lines `broadside bench --json` prints:
+//! The bots' charts for docs/ai.md, drawn by `broadside-lab plot --kind shots` and
+//! `--kind versus` from the JSON lines `broadside-lab bench --json` prints:
 //!
 //! - `shots`: one line per strategy, the share of games that took each number
 //!   of shots to sink the fleet (the reports' `histogram`);
@@ -12,7 +12,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde_json::Value;
 
-use crate::plot::{draw_legend, svg_document, Area};
+use super::{draw_legend, svg_document, Area};
 
 const PALETTE: [RGBColor; 5] = [
     RGBColor(150, 150, 150),
@@ -33,7 +33,7 @@ fn lines(text: &str) -> Result<Vec<Value>> {
 /// One strategy's distribution: its name and `(shots, share of games)`.
 pub type Distribution = (String, Vec<(f64, f64)>);
 
-/// The distributions of `broadside bench --json` reports, in input order.
+/// The distributions of `broadside-lab bench --json` reports, in input order.
 pub fn read_distributions(text: &str) -> Result<Vec<Distribution>> {
     let mut out = Vec::new();
     for value in lines(text)? {
@@ -57,7 +57,7 @@ pub fn read_distributions(text: &str) -> Result<Vec<Distribution>> {
         }
     }
     if out.is_empty() {
-        bail!("no report with a histogram (broadside bench --json)");
+        bail!("no report with a histogram (broadside-lab bench --json)");
     }
     Ok(out)
 }
@@ -116,7 +116,7 @@ pub struct Cell {
     pub games: u64,
 }
 
-/// The cells of `broadside bench --versus --json` lines, in input order.
+/// The cells of `broadside-lab bench --versus --json` lines, in input order.
 pub fn read_versus(text: &str) -> Result<Vec<Cell>> {
     let mut out = Vec::new();
     for value in lines(text)? {
@@ -135,7 +135,7 @@ pub fn read_versus(text: &str) -> Result<Vec<Cell>> {
         });
     }
     if out.is_empty() {
-        bail!("no pairing (broadside bench --versus --json)");
+        bail!("no pairing (broadside-lab bench --versus --json)");
     }
     Ok(out)
 }

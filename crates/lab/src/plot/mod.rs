@@ -1,11 +1,14 @@
-//! `broadside plot`: shot latency against load as an SVG chart, drawn from the
-//! JSON lines that `broadside load --json` prints (one run a line).
+//! `broadside-lab plot`: shot latency against load as an SVG chart, drawn from the
+//! JSON lines that `broadside-lab load --json` prints (one run a line).
 //!
 //! x is the load the server actually served (`shots_per_second`), y the
 //! latency in milliseconds on a log scale, with one line for p50 and one for
 //! p99; every point is labelled with its number of games, and a dashed line
 //! marks the 50 ms target. Drawn with plotters' SVG backend alone (text is
-//! left to the SVG viewer's fonts, so no font library is built).
+//! left to the SVG viewer's fonts, so no font library is built). The bots'
+//! charts (`--kind shots`, `--kind versus`) are drawn by [`ai`].
+
+pub mod ai;
 
 use std::path::PathBuf;
 
@@ -25,7 +28,7 @@ const TARGET_COLOR: RGBColor = RGBColor(90, 90, 90);
 
 #[derive(clap::Args, Debug)]
 pub struct PlotArgs {
-    /// JSON lines as printed by `broadside load --json`, one run a line
+    /// JSON lines as printed by `broadside-lab load --json`, one run a line
     /// (blank lines are skipped; runs without shots are left out).
     #[arg(long)]
     pub input: PathBuf,
@@ -35,9 +38,9 @@ pub struct PlotArgs {
     /// The chart's title (each kind has its own default).
     #[arg(long)]
     pub title: Option<String>,
-    /// What to draw: `latency` (from `broadside load --json`), `shots` (shots
-    /// to sink per strategy, from `broadside bench --json` reports) or
-    /// `versus` (the tournament matrix, from `broadside bench --versus --json`).
+    /// What to draw: `latency` (from `broadside-lab load --json`), `shots` (shots
+    /// to sink per strategy, from `broadside-lab bench --json` reports) or
+    /// `versus` (the tournament matrix, from `broadside-lab bench --versus --json`).
     #[arg(long, value_enum, default_value = "latency")]
     pub kind: Kind,
 }
@@ -60,7 +63,7 @@ impl Kind {
     }
 }
 
-/// One run of `broadside load`, as far as the chart needs it.
+/// One run of `broadside-lab load`, as far as the chart needs it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Run {
     /// Games running at the end of the window.
@@ -310,12 +313,12 @@ pub fn run(args: PlotArgs) -> Result<()> {
             (render(&runs, title)?, runs.len())
         }
         Kind::Shots => {
-            let data = crate::aiplot::read_distributions(&text).with_context(reading)?;
-            (crate::aiplot::render_shots(&data, title)?, data.len())
+            let data = ai::read_distributions(&text).with_context(reading)?;
+            (ai::render_shots(&data, title)?, data.len())
         }
         Kind::Versus => {
-            let cells = crate::aiplot::read_versus(&text).with_context(reading)?;
-            (crate::aiplot::render_versus(&cells, title)?, cells.len())
+            let cells = ai::read_versus(&text).with_context(reading)?;
+            (ai::render_versus(&cells, title)?, cells.len())
         }
     };
     std::fs::write(&args.output, svg)
