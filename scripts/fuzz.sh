@@ -12,7 +12,14 @@
 # Environment: FUZZ_SANITIZER (default `address`; `none` builds without
 # AddressSanitizer), FUZZ_TARGETS (a space-separated subset of TARGETS),
 # FUZZ_BUILD (`compares` or `plain`: one build for every target, which saves a
-# whole build of the workspace on a short run; the test command sets it).
+# whole build of the workspace on a short run).
+#
+# The targets' bodies are crates/fuzzing; the test command does not run
+# libFuzzer, it replays every seed through the same bodies as an ordinary test
+# (crates/fuzzing/tests/corpora.rs). Run this script after changing the engine,
+# the referee or the server's frames, and commit inputs worth keeping (new
+# coverage, a fixed crash) to fuzz/seeds/<target>/ so the test command replays
+# them from then on.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
