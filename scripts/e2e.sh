@@ -6,7 +6,7 @@
 # refreshes the committed ones in docs/screenshots/.
 #
 # Works on a fresh machine: installs Chromium with apt-get when it is missing,
-# installs the test's npm packages, builds the release binary, starts the
+# installs the test's npm packages (`--setup-only`: only that), builds the release binary, starts the
 # server on a free loopback port with a temporary database, runs the tests and
 # stops the server again.
 set -euo pipefail
@@ -35,6 +35,12 @@ fi
     npm install --no-audit --no-fund --loglevel=error
   fi
 )
+
+# `--setup-only` stops here: scripts/test.sh installs what the tests need while
+# it builds, and runs them later.
+if [ "${1:-}" = "--setup-only" ]; then
+  exit 0
+fi
 
 # scripts/test.sh passes the binary its release test build already made;
 # run alone, this script builds it.

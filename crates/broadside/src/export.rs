@@ -1,10 +1,9 @@
-//! `broadside export`: a stored game as a referee transcript (REFEREE.md),
+//! `broadside export`: a stored game as a referee transcript (docs/referee.md),
 //! which `broadside referee` replays to the same state.
 
 use std::io::{BufWriter, Write};
 
 use anyhow::{bail, Context, Result};
-use broadside_engine::{Command, Setup};
 use broadside_server::Db;
 
 use crate::serve::{without_password, DEFAULT_DB};
@@ -40,16 +39,23 @@ pub fn run(args: ExportArgs) -> Result<()> {
     let Some(stored) = stored else {
         bail!("{shown} holds no game {}", args.id);
     };
-    let setup: Setup = serde_json::from_str(&stored.setup)
-        .with_context(|| format!("game {}: its setup is unreadable", stored.id))?;
-    let mode = setup.preset.mode();
+    // Read back as every reader of a stored game does (the server's
+    // `stored::replay`): a log the engine no longer accepts is refused here,
+    // not handed to the referee.
+    let mut lines = Vec::with_capacity(stored.commands.len() + 1);
+    broadside_server::replay(&stored.setup, &stored.commands, |step| {
+        lines.push(match step.command {
+            None => broadside_referee::new_line(step.setup),
+            Some((_, command)) => {
+                broadside_referee::command_line(command, step.setup.preset.mode())
+            }
+        });
+    })
+    .with_context(|| format!("game {} does not replay", stored.id))?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
-    writeln!(out, "{}", broadside_referee::new_line(&setup))?;
-    for (index, text) in stored.commands.iter().enumerate() {
-        let command: Command = serde_json::from_str(text)
-            .with_context(|| format!("game {}: command {} is unreadable", stored.id, index + 1))?;
-        writeln!(out, "{}", broadside_referee::command_line(&command, mode))?;
+    for line in lines {
+        writeln!(out, "{line}")?;
     }
     out.flush()?;
     Ok(())

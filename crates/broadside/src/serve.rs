@@ -41,8 +41,38 @@ pub struct ServeArgs {
     /// Milliseconds a bot waits before it moves.
     #[arg(long, default_value_t = 700)]
     pub bot_delay_ms: u64,
+    /// How log lines are written to stderr: `text` for people, `json` (one
+    /// object per line) for a log collector. Which lines: the RUST_LOG
+    /// variable (e.g. `broadside_server=debug`), `info` by default.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
     #[command(flatten)]
     pub limits: LimitArgs,
+}
+
+/// The form of the server's log lines.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+/// Starts writing log lines to stderr in `format`, filtered by RUST_LOG
+/// (`info` when unset). Lines logged inside a room carry its span: the room's
+/// code, its current game and the node.
+pub(crate) fn init_logging(format: LogFormat) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_writer(std::io::stderr);
+    // A second start (tests run several servers in one process) keeps the first.
+    let _ = match format {
+        LogFormat::Text => builder.try_init(),
+        LogFormat::Json => builder.json().try_init(),
+    };
 }
 
 /// The server's limits and timeouts (docs/protocol.md, "Limits and timeouts").
@@ -168,12 +198,14 @@ impl Default for ServeArgs {
             trusted_proxies: Vec::new(),
             match_wait_secs: Config::default().match_wait.as_secs(),
             bot_delay_ms: 700,
+            log_format: LogFormat::Text,
             limits: LimitArgs::default(),
         }
     }
 }
 
 pub fn run(args: ServeArgs) -> Result<()> {
+    init_logging(args.log_format);
     let db = args.db.unwrap_or_else(|| DEFAULT_DB.to_string());
     let postgres = Db::is_postgres_url(&db);
     if args.bus.is_some() && !postgres {
@@ -213,10 +245,11 @@ pub fn run(args: ServeArgs) -> Result<()> {
     // Every connection is a file; the database, the listener and the pool need
     // a few more.
     let wanted = config.max_connections as u64 + 256;
-    match crate::load::raise_file_limit(wanted) {
-        Some(limit) if limit < wanted => eprintln!(
-            "broadside: warning: open files are limited to {limit}, below the {} connections allowed",
-            config.max_connections
+    match broadside_server::raise_file_limit(wanted) {
+        Some(limit) if limit < wanted => tracing::warn!(
+            limit,
+            connections = config.max_connections,
+            "open files are limited below the connections allowed"
         ),
         _ => {}
     }

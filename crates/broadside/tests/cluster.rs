@@ -146,9 +146,11 @@ async fn a_paused_owner_is_fenced_off_and_lets_the_room_go() {
 }
 
 /// The soak: three nodes behind nginx, 300 games of two people each played
-/// through the balancer while one node is killed and started again. No
-/// acknowledged shot is lost, every game's stored log replays to exactly what
-/// its players saw last, and each log is gapless (one owner at a time).
+/// through the balancer by the lab's load generator (`broadside-lab load
+/// --resume`, support's `lab_binary`) while one node is killed and started
+/// again. No acknowledged shot is lost, every game's stored log replays to
+/// exactly what its players saw last, and each log is gapless (one owner at a
+/// time).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_soak_behind_nginx_loses_nothing_when_a_node_dies() {
     let _serial = SERIAL.lock().await;
@@ -169,7 +171,7 @@ async fn a_soak_behind_nginx_loses_nothing_when_a_node_dies() {
     let mut nodes: Vec<Node> = (0..3).map(start).collect();
     let balancer = Balancer::start(&ports);
     let views = tempfile::NamedTempFile::new().expect("a temp file can be made");
-    let mut load = Command::new(env!("CARGO_BIN_EXE_broadside"))
+    let mut load = Command::new(lab_binary())
         .args(["load", "--addr", &format!("127.0.0.1:{}", balancer.port)])
         .args([
             "--games",
@@ -184,7 +186,7 @@ async fn a_soak_behind_nginx_loses_nothing_when_a_node_dies() {
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("broadside load starts");
+        .expect("broadside-lab load starts");
     let load_err = load.stderr.take().expect("stderr is piped");
     let measuring = Arc::new(Mutex::new(Vec::new()));
     {
@@ -217,12 +219,12 @@ async fn a_soak_behind_nginx_loses_nothing_when_a_node_dies() {
     let output = tokio::task::spawn_blocking(move || load.wait_with_output())
         .await
         .expect("the wait does not panic")
-        .expect("broadside load ends");
+        .expect("broadside-lab load ends");
     let stdout = String::from_utf8_lossy(&output.stdout);
     let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or("{}"))
         .unwrap_or_else(|_| panic!("a JSON report: {stdout} {:?}", measuring.lock().unwrap()));
     eprintln!("soak report: {report}");
-    assert!(output.status.success(), "broadside load: {report}");
+    assert!(output.status.success(), "broadside-lab load: {report}");
     assert_eq!(report["lost_acknowledged"], 0, "{report}");
     assert!(
         report["resumed"].as_u64().unwrap_or(0) > 0,

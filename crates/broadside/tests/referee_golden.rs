@@ -1,4 +1,4 @@
-//! Golden transcripts of `broadside referee` (REFEREE.md): each
+//! Golden transcripts of `broadside referee` (docs/referee.md): each
 //! `tests/golden/NAME.in.jsonl` is fed to the real binary over stdin and its
 //! stdout must equal `tests/golden/NAME.out.jsonl` byte for byte. Run with
 //! `BROADSIDE_BLESS=1` to rewrite the expected files after a deliberate change

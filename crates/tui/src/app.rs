@@ -1,5 +1,5 @@
 //! The application state and its `update`: every key, timer tick and network
-//! frame arrives as one [`Msg`] and changes the [`App`]; drawing is in `ui.rs`.
+//! frame arrives as one [`Msg`] and changes the [`App`]; drawing is in `ui/`.
 //!
 //! Architecture invariant: the app never decides a rule. Offline, the engine's
 //! [`Game`] is the referee and the screen shows only `game.view(your seat)` and

@@ -10,6 +10,7 @@ use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::thread;
 use std::time::Duration;
 
+use broadside_protocol::{Refusal, ServerFrame};
 use serde_json::Value;
 use tungstenite::{Message, WebSocket};
 
@@ -23,7 +24,8 @@ const POLL: Duration = Duration::from_millis(40);
 pub enum NetEvent {
     /// The socket is open.
     Connected,
-    /// One JSON frame from the server.
+    /// One JSON frame from the server, as received; the app reads it as a
+    /// [`ServerFrame`].
     Frame(Value),
     /// The link is gone, with the reason in words.
     Closed(String),
@@ -133,8 +135,14 @@ fn pump(
         }
         match socket.read() {
             Ok(Message::Text(text)) => {
-                let frame = serde_json::from_str(text.as_str())
-                    .unwrap_or_else(|_| serde_json::json!({"type": "error", "code": "bad_json", "message": "the server sent a frame that is not JSON"}));
+                let frame = serde_json::from_str(text.as_str()).unwrap_or_else(|_| {
+                    let refusal = Refusal::new(
+                        broadside_protocol::codes::BAD_JSON,
+                        "the server sent a frame that is not JSON",
+                    );
+                    serde_json::to_value(ServerFrame::error(&refusal, None, None))
+                        .expect("an error frame is plain data")
+                });
                 if to_app.send(Msg::Net(NetEvent::Frame(frame))).is_err() {
                     return "closed".to_string();
                 }

@@ -259,7 +259,7 @@ pub fn server_error(lang: Lang, code: &str, message: &str) -> String {
         .unwrap_or_else(|| format!("{message} ({code})"))
 }
 
-/// The canonical legend of RULES.md R-12, in the order of the rule book:
+/// The canonical legend of docs/rules.md R-12, in the order of the rule book:
 /// each mark and the key of its meaning.
 pub const LEGEND: [(char, &str); 11] = [
     ('~', "tui.mark.sea"),

@@ -1,6 +1,7 @@
 //! Real cluster nodes for tests and measurements: a fresh PostgreSQL database,
 //! `broadside serve` processes on one NATS server, nginx in front, and duels
-//! played through them (used by tests/cluster.rs and examples/failover.rs).
+//! played through them (used by tests/cluster.rs and by the lab's
+//! crates/lab/examples/failover.rs).
 //!
 //! PostgreSQL and NATS are found through `BROADSIDE_TEST_POSTGRES` (an admin
 //! URL; default `postgres://root@127.0.0.1:5432/postgres`) and
@@ -33,6 +34,23 @@ pub fn binary() -> std::path::PathBuf {
             .expect("examples live in the target directory")
             .join("broadside"),
     }
+}
+
+/// The lab's `broadside-lab` binary (the load generator), beside `broadside`
+/// in the same target directory. Cargo builds a package's binaries for its own
+/// tests only: `cargo test --workspace` (scripts/test.sh) builds it, a run of
+/// this crate's tests alone needs `cargo build -p broadside-lab` first.
+pub fn lab_binary() -> std::path::PathBuf {
+    let name = format!("broadside-lab{}", std::env::consts::EXE_SUFFIX);
+    let path = binary().with_file_name(name);
+    assert!(
+        path.is_file(),
+        "the load generator {} is not built: build it into the same target directory \
+         (`cargo build -p broadside-lab`, with `--release` for a release run), or run the \
+         whole workspace's tests (`cargo test --workspace`)",
+        path.display()
+    );
+    path
 }
 
 pub fn admin_url() -> String {

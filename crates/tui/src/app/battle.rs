@@ -2,7 +2,7 @@
 //! reserve's fighters.
 
 use broadside_engine::{
-    Action, ActionKind, Cell, Command, End, Line, Phase, Rules, Target, RESERVE_FIGHTERS,
+    Action, ActionKind, Cell, Command, End, Line, Phase, Target, RESERVE_FIGHTERS,
 };
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
@@ -150,9 +150,7 @@ impl Play {
 
     /// Enter in battle: a shot, an ability, or a pick for a salvo or volley.
     pub fn act(&mut self) -> KeyResult {
-        let (Some(view), Some(rules), Some(me)) =
-            (self.view.as_ref(), self.rules.as_ref(), self.me)
-        else {
+        let (Some(view), Some(me)) = (self.view.as_ref(), self.me) else {
             return Ok(None);
         };
         match view.phase {
@@ -168,6 +166,13 @@ impl Play {
             at: self.cursor,
         };
         let salvo = view.salvo_round;
+        // Under the hard rule, the shots of the volley due now as the engine
+        // counts them (fewer than `shots_per_turn` only near the end, R-5.1).
+        let volley = view
+            .legal_targets
+            .as_ref()
+            .filter(|targets| targets.volley)
+            .and_then(|targets| targets.shots_in_turn);
         if self.reserve.is_some() {
             return self.toggle_reserve_cell();
         }
@@ -200,8 +205,7 @@ impl Play {
             let action = self.build_action(kind, false);
             return self.submit(Command::Ability { seat: me, action });
         }
-        if rules.per_volley() {
-            let volley = rules.shots_per_turn;
+        if let Some(volley) = volley {
             let text = self.toggle_pick(target);
             if self.picks.len() as u32 >= volley {
                 return self.send_picks();
@@ -277,7 +281,11 @@ impl Play {
                 shots: self.picks.clone(),
                 action: self.salvo_action.clone(),
             }
-        } else if self.rules.as_ref().is_some_and(Rules::per_volley) {
+        } else if view
+            .legal_targets
+            .as_ref()
+            .is_some_and(|targets| targets.volley)
+        {
             Command::Volley {
                 seat: me,
                 cells: self.picks.iter().map(|t| t.at).collect(),

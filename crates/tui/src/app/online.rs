@@ -4,9 +4,11 @@
 use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
-use broadside_engine::{Event, Placement, Rules, View};
+use broadside_protocol::{
+    ClientFrame, Hello, JoinRoom, RematchReason, Role, RoomInfo, SeatKind, ServerFrame,
+};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::{App, Config, Matching, MyGame, Play, Ranked, Screen, Source};
 use crate::i18n::Lang;
@@ -28,7 +30,7 @@ pub struct Remote {
     /// When the running timer of the game runs out, as the last `state` said.
     pub deadline: Option<std::time::Instant>,
     /// The room as the last `room` frame described it.
-    pub room: Option<Value>,
+    pub room: Option<Box<RoomInfo>>,
     /// `leave` is sent and `left` awaited: frames of the room still on their
     /// way must not pull the person back into the game.
     pub leaving: bool,
@@ -78,7 +80,7 @@ impl App {
         app
     }
 
-    pub(super) fn send_frame(&mut self, frame: Value) {
+    pub(super) fn send_frame(&mut self, frame: ClientFrame) {
         if let Some(Play {
             source: Source::Remote(remote),
             ..
@@ -86,11 +88,15 @@ impl App {
         {
             // A request for another room: the server answers it after the
             // `leave` before it, so what follows is no frame of the room left.
-            let kind = frame.get("type").and_then(Value::as_str);
-            if matches!(kind, Some("create_room" | "join_room" | "quick_match")) {
+            if matches!(
+                frame,
+                ClientFrame::CreateRoom(_)
+                    | ClientFrame::JoinRoom(_)
+                    | ClientFrame::QuickMatch { .. }
+            ) {
                 remote.leaving = false;
             }
-            if remote.out.send(frame.to_string()).is_err() {
+            if remote.out.send(frame.to_text()).is_err() {
                 self.warn(self.lang().t("tui.connection_closed"));
             }
         }
@@ -111,8 +117,11 @@ impl App {
                     .nickname
                     .clone()
                     .unwrap_or_else(|| self.lang().t("default_nickname"));
-                self.send_frame(json!({"type": "hello", "token": self.read_token(),
-                    "nickname": nickname, "lang": self.lang().id()}));
+                self.send_frame(ClientFrame::Hello(Hello {
+                    token: self.read_token(),
+                    nickname: Some(nickname),
+                    lang: Some(self.lang().id().to_string()),
+                }));
             }
             NetEvent::Closed(reason) => {
                 let Some(Play {
@@ -138,21 +147,47 @@ impl App {
         }
     }
 
+    /// A frame as the network thread hands it: read as a [`ServerFrame`].
+    /// Frames of types this client does not know are ignored; a `state` it
+    /// cannot read is reported.
     pub(super) fn frame(&mut self, frame: Value) {
-        let kind = frame.get("type").and_then(Value::as_str).unwrap_or("");
+        let kind = frame
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string();
+        match serde_json::from_value::<ServerFrame>(frame) {
+            Ok(frame) => self.server_frame(frame),
+            Err(e) if kind == "state" => {
+                let text = self
+                    .config
+                    .lang
+                    .fill("tui.unreadable_view", &[("error", &e)]);
+                self.warn(text)
+            }
+            Err(_) => {}
+        }
+    }
+
+    fn server_frame(&mut self, frame: ServerFrame) {
         if let Some(Play {
             source: Source::Remote(remote),
             ..
         }) = self.play.as_mut()
         {
             if remote.leaving {
-                let request = frame.get("request").and_then(Value::as_str);
-                match kind {
+                match &frame {
                     // Frames of the room left, still on their way.
-                    "room" | "state" | "chat" | "layout_check" | "layout" => return,
-                    "left" | "welcome" => remote.leaving = false,
+                    ServerFrame::Room { .. }
+                    | ServerFrame::State(_)
+                    | ServerFrame::Chat { .. }
+                    | ServerFrame::LayoutCheck { .. }
+                    | ServerFrame::Layout { .. } => return,
+                    ServerFrame::Left { .. } | ServerFrame::Welcome { .. } => {
+                        remote.leaving = false
+                    }
                     // Not in a room any more (the link dropped meanwhile).
-                    "error" if request == Some("leave") => {
+                    ServerFrame::Error(error) if error.request.as_deref() == Some("leave") => {
                         remote.leaving = false;
                         return;
                     }
@@ -160,8 +195,8 @@ impl App {
                 }
             }
         }
-        match kind {
-            "welcome" => {
+        match frame {
+            ServerFrame::Welcome { token, .. } => {
                 if let Some(Play {
                     source: Source::Remote(remote),
                     ..
@@ -171,33 +206,27 @@ impl App {
                 }
                 self.form.online = true;
                 self.after_welcome();
-                if !self.store_token(frame.get("token").and_then(Value::as_str)) {
+                if !self.store_token(Some(&token)) {
                     self.warn(self.lang().t("tui.token_not_kept"));
                 }
             }
-            "room" => {
-                let Some(room) = frame.get("room").cloned() else {
-                    return;
-                };
-                let started = room
-                    .get("started")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false);
+            ServerFrame::Room { room } => {
+                let started = room.started;
                 // After a dropped link, this is the room to join again.
-                if let Some(code) = room.get("code").and_then(Value::as_str) {
-                    self.config.room = Some(code.to_string());
-                }
+                self.config.room = Some(room.code.clone());
                 let Some(play) = self.play.as_mut() else {
                     return;
                 };
                 let offered_before = match &play.source {
-                    Source::Remote(remote) => remote.room.as_ref().and_then(rematch_from),
+                    Source::Remote(remote) => remote.room.as_deref().and_then(rematch_from),
                     Source::Local(_) => None,
                 };
-                play.take_room(&room);
+                let offered = rematch_from(&room);
+                let rated = room.setup.rated;
+                play.take_room(room);
                 self.screen = if started { Screen::Play } else { Screen::Lobby };
                 // Another player's rematch offer waits for this one's answer.
-                let offer = match (offered_before, rematch_from(&room)) {
+                let offer = match (offered_before, offered) {
                     (None, Some(from)) if Some(from) != play.me => play.names.get(from).cloned(),
                     _ => None,
                 };
@@ -217,10 +246,6 @@ impl App {
                         .find(|&(seat, _)| Some(seat) != play.me)
                         .map(|(_, name)| name.clone())
                         .unwrap_or_default();
-                    let rated = room
-                        .pointer("/setup/rated")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false);
                     let key = if rated {
                         "tui.paired_rated"
                     } else {
@@ -230,56 +255,31 @@ impl App {
                     self.say(text);
                 }
             }
-            "state" => {
+            ServerFrame::State(state) => {
                 let Some(play) = self.play.as_mut() else {
                     return;
                 };
-                match serde_json::from_value::<View>(
-                    frame.get("view").cloned().unwrap_or(Value::Null),
-                ) {
-                    Ok(view) => {
-                        let events: Vec<Event> = serde_json::from_value(
-                            frame.get("events").cloned().unwrap_or(json!([])),
-                        )
-                        .unwrap_or_default();
-                        play.log_events(&events);
-                        if let Source::Remote(remote) = &mut play.source {
-                            remote.deadline =
-                                frame.get("deadline_ms").and_then(Value::as_u64).map(|ms| {
-                                    std::time::Instant::now() + std::time::Duration::from_millis(ms)
-                                });
-                        }
-                        play.view = Some(view);
-                        play.sync();
-                        self.screen = Screen::Play;
-                    }
-                    Err(e) => {
-                        let text = self
-                            .config
-                            .lang
-                            .fill("tui.unreadable_view", &[("error", &e)]);
-                        self.warn(text)
-                    }
+                let state = *state;
+                play.log_events(&state.events);
+                if let Source::Remote(remote) = &mut play.source {
+                    remote.deadline = state
+                        .deadline_ms
+                        .map(|ms| std::time::Instant::now() + std::time::Duration::from_millis(ms));
                 }
+                play.view = Some(state.view);
+                play.sync();
+                self.screen = Screen::Play;
             }
-            "layout_check" => {
-                let ok = frame.get("ok").and_then(Value::as_bool).unwrap_or(false);
-                let code = frame.pointer("/error/code").and_then(Value::as_str);
-                let message = frame.pointer("/error/message").and_then(Value::as_str);
-                let message = match (code, message) {
-                    (Some(code), message) => {
-                        words::server_error(self.lang(), code, message.unwrap_or(code))
-                    }
-                    (None, _) => self.lang().t("tui.illegal_position"),
+            ServerFrame::LayoutCheck { ok, error, .. } => {
+                let message = match error {
+                    Some(error) => words::server_error(self.lang(), &error.code, &error.message),
+                    None => self.lang().t("tui.illegal_position"),
                 };
                 if let Some(placing) = self.play.as_mut().and_then(|p| p.placing.as_mut()) {
                     placing.check = Some(if ok { Ok(()) } else { Err(message) });
                 }
             }
-            "layout" => {
-                let ships: Vec<Placement> =
-                    serde_json::from_value(frame.get("ships").cloned().unwrap_or(json!([])))
-                        .unwrap_or_default();
+            ServerFrame::Layout { ships, .. } => {
                 if let Some(play) = self.play.as_mut() {
                     if let Some(placing) = play.placing.as_mut() {
                         if ships.len() == placing.fleet.len() {
@@ -289,13 +289,10 @@ impl App {
                     }
                 }
             }
-            "games" => {
-                self.my_games = frame
-                    .get("games")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|game| MyGame::from_frame(game, self.config.lang))
+            ServerFrame::Games { games } => {
+                self.my_games = games
+                    .iter()
+                    .map(|game| MyGame::from_frame(game, self.config.lang))
                     .collect();
                 self.my_game = 0;
                 if self.screen == Screen::NewGame && !self.my_games.is_empty() {
@@ -304,84 +301,83 @@ impl App {
                     self.say(self.lang().plural("tui.unfinished_games", count, &[]));
                 }
             }
-            "matching" => {
+            ServerFrame::Matching {
+                waiting,
+                waited_ms,
+                bot_offer_ms,
+                ..
+            } => {
                 if let Some(matching) = self.matching.as_mut() {
-                    let waited = frame.get("waited_ms").and_then(Value::as_u64).unwrap_or(0);
                     let now = Instant::now();
                     matching.since = now
-                        .checked_sub(Duration::from_millis(waited))
+                        .checked_sub(Duration::from_millis(waited_ms))
                         .unwrap_or(now);
-                    matching.waiting = frame.get("waiting").and_then(Value::as_u64);
-                    matching.bot_offer_ms = frame.get("bot_offer_ms").and_then(Value::as_u64);
+                    matching.waiting = Some(u64::from(waiting));
+                    matching.bot_offer_ms = Some(bot_offer_ms);
                 }
             }
-            "bot_offer" => {
-                let level = frame.get("level").and_then(Value::as_str).unwrap_or("");
+            ServerFrame::BotOffer { level, .. } => {
                 if let Some(matching) = self.matching.as_mut() {
-                    matching.bot_offer = Some(level.to_string());
-                    let level = words::level_name(self.config.lang, level).to_lowercase();
+                    matching.bot_offer = Some(level.id().to_string());
+                    let level = words::level_name(self.config.lang, level.id()).to_lowercase();
                     self.say(self.lang().fill("tui.bot_offered", &[("level", &level)]));
                 }
             }
-            "match_cancelled" => self.wait_cancelled(),
-            "leaderboard" => {
-                let preset = frame.get("preset").and_then(Value::as_str);
+            ServerFrame::MatchCancelled => self.wait_cancelled(),
+            ServerFrame::Leaderboard { preset, players } => {
                 if let Some(board) = self.leaderboard.as_mut() {
-                    if preset == Some(board.preset.id()) {
-                        board.players = Some(
-                            frame
-                                .get("players")
-                                .and_then(Value::as_array)
-                                .into_iter()
-                                .flatten()
-                                .filter_map(Ranked::from_frame)
-                                .collect(),
-                        );
+                    if preset == board.preset {
+                        board.players = Some(players.iter().map(Ranked::from_frame).collect());
                     }
                 }
             }
-            "error" if frame.get("code").and_then(Value::as_str) == Some("not_matching") => {
+            ServerFrame::Error(error) if error.code == "not_matching" => {
                 // Not (or no longer) waiting: paired at the same moment (then the
                 // room follows), or the queue was left.
                 self.wait_cancelled();
             }
-            "rematch_declined" => {
-                let name = frame
-                    .get("nickname")
-                    .and_then(Value::as_str)
-                    .unwrap_or("?")
-                    .to_string();
-                let key = match frame.get("reason").and_then(Value::as_str) {
-                    Some("left") => "rematch_left",
-                    Some("withdrawn") => "rematch_withdrawn",
-                    _ => "rematch_declined",
+            ServerFrame::RematchDeclined {
+                nickname, reason, ..
+            } => {
+                let name = nickname.unwrap_or_else(|| "?".to_string());
+                let key = match reason {
+                    RematchReason::Left => "rematch_left",
+                    RematchReason::Withdrawn => "rematch_withdrawn",
+                    RematchReason::Declined => "rematch_declined",
                 };
                 let text = self.lang().fill(key, &[("name", &name)]);
                 self.say(text);
             }
-            "chat" => {
-                let from = frame.get("from").and_then(Value::as_str).unwrap_or("?");
-                let text = frame.get("text").and_then(Value::as_str).unwrap_or("");
+            ServerFrame::Chat { from, text, .. } => {
                 if let Some(play) = self.play.as_mut() {
                     play.log.push(format!("{from}: {text}"));
                 }
             }
-            "error" if frame.get("code").and_then(Value::as_str) == Some("room_full") => {
+            ServerFrame::Error(error) if error.code == "room_full" => {
                 // Every seat is taken: watch instead.
                 if let Some(code) = self.config.room.clone() {
-                    self.send_frame(json!({"type": "join_room", "code": code, "as": "spectator"}));
+                    self.send_frame(ClientFrame::JoinRoom(JoinRoom {
+                        code,
+                        role: Role::Spectator,
+                    }));
                     self.say(self.lang().t("room_full_watching"));
                 }
             }
-            "error" => {
-                let code = frame.get("code").and_then(Value::as_str).unwrap_or("error");
-                let message = frame.get("message").and_then(Value::as_str).unwrap_or("");
-                if frame.get("request").and_then(Value::as_str) == Some("quick_match") {
+            ServerFrame::Error(error) => {
+                if error.request.as_deref() == Some("quick_match") {
                     self.end_matching();
                 }
-                self.warn(words::server_error(self.lang(), code, message));
+                self.warn(words::server_error(
+                    self.lang(),
+                    &error.code,
+                    &error.message,
+                ));
             }
-            _ => {}
+            ServerFrame::Pong
+            | ServerFrame::Left { .. }
+            | ServerFrame::ActionArea { .. }
+            | ServerFrame::OpenRooms { .. }
+            | ServerFrame::History { .. } => {}
         }
     }
 
@@ -396,7 +392,7 @@ impl App {
             } else {
                 let preset = matching.preset;
                 *matching = Matching::new(preset);
-                self.send_frame(json!({"type": "quick_match", "preset": preset.id()}));
+                self.send_frame(ClientFrame::QuickMatch { preset });
                 self.say(self.lang().fill(
                     "tui.looking",
                     &[("preset", &words::preset_name(self.lang(), preset.id()))],
@@ -412,14 +408,17 @@ impl App {
         }
         match self.config.room.clone() {
             Some(code) => {
-                self.send_frame(json!({"type": "join_room", "code": code, "as": "player"}));
                 self.say(self.lang().fill("tui.joining", &[("code", &code)]));
+                self.send_frame(ClientFrame::JoinRoom(JoinRoom {
+                    code,
+                    role: Role::Player,
+                }));
             }
             None => {
                 self.screen = Screen::NewGame;
                 self.say(self.lang().t("tui.connected"));
                 // Unfinished games, if any, are offered first.
-                self.send_frame(json!({"type": "my_games"}));
+                self.send_frame(ClientFrame::MyGames);
             }
         }
     }
@@ -452,7 +451,7 @@ impl App {
             KeyCode::Enter | KeyCode::Char('s') => {
                 let host = self.play.as_ref().is_some_and(Play::is_host);
                 if host {
-                    self.send_frame(json!({"type": "start"}));
+                    self.send_frame(ClientFrame::Start);
                 } else {
                     self.say(self.lang().t("waiting_for_host"));
                 }
@@ -469,53 +468,38 @@ impl Play {
         match &self.source {
             Source::Remote(Remote {
                 room: Some(room), ..
-            }) => {
-                let host = room.get("host").and_then(Value::as_u64);
-                let me = room.pointer("/you/seat").and_then(Value::as_u64);
-                host.is_some() && host == me
-            }
+            }) => room.you.and_then(|you| you.seat) == Some(room.host),
             _ => false,
         }
     }
 
     /// The names, rules and seat of an online room frame.
-    pub(super) fn take_room(&mut self, room: &Value) {
-        if let Some(seats) = room.get("seats").and_then(Value::as_array) {
-            let lang = self.lang;
-            self.names = seats
-                .iter()
-                .enumerate()
-                .map(|(i, s)| {
-                    let kind = s.get("kind").and_then(Value::as_str).unwrap_or("");
-                    match (kind, s.get("nickname").and_then(Value::as_str)) {
-                        ("bot", _) => lang.fill("tui.bot_n", &[("n", &i)]),
-                        (_, Some(name)) if !name.is_empty() => name.to_string(),
-                        ("open", _) => lang.fill("tui.open_seat_n", &[("n", &(i + 1))]),
-                        _ => lang.fill("tui.player_n", &[("n", &(i + 1))]),
-                    }
-                })
-                .collect();
-            self.ratings = seats
-                .iter()
-                .map(|s| {
-                    let rating = s.get("rating").and_then(Value::as_f64)?;
-                    let provisional = s.get("provisional").and_then(Value::as_bool);
-                    Some(words::rating(rating, provisional.unwrap_or(false)))
-                })
-                .collect();
-        }
-        self.me = room
-            .pointer("/you/seat")
-            .and_then(Value::as_u64)
-            .map(|s| s as usize);
-        if let Some(rules) = room
-            .get("rules")
-            .and_then(|r| serde_json::from_value::<Rules>(r.clone()).ok())
-        {
-            self.rules = Some(rules);
-        }
+    pub(super) fn take_room(&mut self, room: Box<RoomInfo>) {
+        let lang = self.lang;
+        self.names = room
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match (s.kind, s.nickname.as_deref()) {
+                (SeatKind::Bot, _) => lang.fill("tui.bot_n", &[("n", &i)]),
+                (_, Some(name)) if !name.is_empty() => name.to_string(),
+                (SeatKind::Open, _) => lang.fill("tui.open_seat_n", &[("n", &(i + 1))]),
+                _ => lang.fill("tui.player_n", &[("n", &(i + 1))]),
+            })
+            .collect();
+        self.ratings = room
+            .seats
+            .iter()
+            .map(|s| {
+                let rating = s.rating.flatten()?;
+                let provisional = s.provisional.flatten().unwrap_or(false);
+                Some(words::rating(rating, provisional))
+            })
+            .collect();
+        self.me = room.you.and_then(|you| you.seat);
+        self.rules = Some(room.rules.clone());
         if let Source::Remote(remote) = &mut self.source {
-            remote.room = Some(room.clone());
+            remote.room = Some(room);
         }
     }
 }
@@ -528,8 +512,6 @@ pub(super) fn net_error(lang: Lang, error: &net::NetError) -> String {
 }
 
 /// The seat that offered the rematch on offer in a room frame's room, if any.
-fn rematch_from(room: &Value) -> Option<usize> {
-    room.pointer("/rematch/from")
-        .and_then(Value::as_u64)
-        .map(|seat| seat as usize)
+fn rematch_from(room: &RoomInfo) -> Option<usize> {
+    room.rematch.as_ref().map(|offer| offer.from)
 }

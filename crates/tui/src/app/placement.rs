@@ -2,8 +2,8 @@
 //! position.
 
 use broadside_engine::{Cell, Command, Mode, Placement, Size};
+use broadside_protocol::ClientFrame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use serde_json::json;
 
 use super::play::KeyResult;
 use super::{Play, Source};
@@ -90,8 +90,8 @@ impl Play {
             }
             Source::Remote(remote) => {
                 placing.check = None;
-                let frame = json!({"type": "check_layout", "ships": ships});
-                let _ = remote.out.send(frame.to_string());
+                let frame = ClientFrame::CheckLayout { ships };
+                let _ = remote.out.send(frame.to_text());
             }
         }
     }
@@ -196,8 +196,8 @@ impl Play {
                         }
                     }
                     Source::Remote(remote) => {
-                        let frame = json!({"type": "random_layout", "fixed": fixed});
-                        let _ = remote.out.send(frame.to_string());
+                        let frame = ClientFrame::RandomLayout { fixed };
+                        let _ = remote.out.send(frame.to_text());
                     }
                 }
                 self.recheck();

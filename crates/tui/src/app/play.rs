@@ -7,8 +7,8 @@ use broadside_engine::{
     parse_label, Action, ActionKind, Cell, Command, End, Event, Mode, Phase, Rules, Size, Target,
     View,
 };
+use broadside_protocol::ClientFrame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use serde_json::json;
 
 use super::online::net_error;
 use super::{App, Local, Notice, Placing, Prompt, PromptKind, Remote, Screen, Shop};
@@ -103,7 +103,7 @@ impl App {
                 remote.idle_ticks += 1;
                 if remote.idle_ticks >= 200 && remote.connected {
                     remote.idle_ticks = 0;
-                    let _ = remote.out.send(json!({"type": "ping"}).to_string());
+                    let _ = remote.out.send(ClientFrame::Ping.to_text());
                 }
             }
         }
@@ -150,7 +150,7 @@ impl App {
                 if matches!(play.source, Source::Remote(_)) {
                     // Same seats and setup, a new seed: an offer the other
                     // people accept by asking too (bots accept at once).
-                    self.send_frame(json!({"type": "rematch"}));
+                    self.send_frame(ClientFrame::Rematch);
                     self.say(self.lang().t("tui.rematch_asked"));
                 } else {
                     // The form still holds this game's choices.
@@ -265,14 +265,10 @@ impl Play {
                 Err(e) => Err(words::rule_error(self.lang, &e)),
             },
             Source::Remote(remote) => {
-                let mut value = serde_json::to_value(&command).expect("commands are plain data");
-                if let Some(object) = value.as_object_mut() {
-                    // The server inserts the connection's own seat.
-                    object.remove("seat");
-                }
+                // The server inserts the connection's own seat.
                 remote
                     .out
-                    .send(json!({"type": "command", "command": value}).to_string())
+                    .send(ClientFrame::command(&command).to_text())
                     .map(|_| None)
                     .map_err(|_| self.lang.t("tui.connection_closed"))
             }

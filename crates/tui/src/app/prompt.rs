@@ -2,8 +2,8 @@
 //! resigning, and leaving a game in words true to where it is kept.
 
 use broadside_engine::Command;
+use broadside_protocol::ClientFrame;
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use serde_json::{json, Value};
 
 use super::{App, Play, Screen, Source};
 use crate::i18n::Lang;
@@ -103,7 +103,9 @@ impl App {
                     PromptKind::Chat => {
                         let text = text.trim();
                         if !text.is_empty() {
-                            self.send_frame(json!({"type": "chat", "text": text}));
+                            self.send_frame(ClientFrame::Chat {
+                                text: text.to_string(),
+                            });
                         }
                     }
                     PromptKind::ConfirmLeave
@@ -136,12 +138,7 @@ impl App {
                 me,
                 ..
             }) => {
-                let started = remote
-                    .room
-                    .as_ref()
-                    .and_then(|room| room.get("started"))
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false);
+                let started = remote.room.as_ref().is_some_and(|room| room.started);
                 if me.is_none() {
                     return self.leave_game();
                 }
@@ -175,7 +172,7 @@ impl App {
         {
             // The server keeps a started game's seat; before the
             // start `leave` gives the seat up.
-            let _ = remote.out.send(json!({"type": "leave"}).to_string());
+            let _ = remote.out.send(ClientFrame::Leave.to_text());
             remote.leaving = true;
             remote.room = None;
             remote.deadline = None;
@@ -191,6 +188,6 @@ impl App {
         self.screen = Screen::NewGame;
         self.say(self.lang().t("tui.left_game"));
         // The game just left is listed there, to continue it.
-        self.send_frame(json!({"type": "my_games"}));
+        self.send_frame(ClientFrame::MyGames);
     }
 }

@@ -3,8 +3,8 @@
 use std::time::Instant;
 
 use broadside_engine::Preset;
+use broadside_protocol::{ClientFrame, LeaderboardLine};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use serde_json::{json, Value};
 
 use super::{App, Screen};
 use crate::words;
@@ -60,18 +60,14 @@ pub struct Ranked {
 }
 
 impl Ranked {
-    pub(super) fn from_frame(player: &Value) -> Option<Ranked> {
-        let count = |key: &str| player.get(key).and_then(Value::as_u64).unwrap_or(0);
-        Some(Ranked {
-            nickname: player.get("nickname")?.as_str()?.to_string(),
-            rating: player.get("rating")?.as_f64()?,
-            provisional: player
-                .get("provisional")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-            games: count("games"),
-            wins: count("wins"),
-        })
+    pub(super) fn from_frame(player: &LeaderboardLine) -> Ranked {
+        Ranked {
+            nickname: player.nickname.clone(),
+            rating: player.rating,
+            provisional: player.provisional,
+            games: u64::from(player.games),
+            wins: u64::from(player.wins),
+        }
     }
 }
 
@@ -82,7 +78,7 @@ impl App {
         self.back = self.screen;
         self.matching = Some(Matching::new(preset));
         self.screen = Screen::Matching;
-        self.send_frame(json!({"type": "quick_match", "preset": preset.id()}));
+        self.send_frame(ClientFrame::QuickMatch { preset });
         self.say(self.lang().fill(
             "tui.looking",
             &[("preset", &words::preset_name(self.lang(), preset.id()))],
@@ -116,7 +112,7 @@ impl App {
             KeyCode::Esc | KeyCode::Char('q') => {
                 if connected {
                     matching.cancelling = true;
-                    self.send_frame(json!({"type": "cancel_match"}));
+                    self.send_frame(ClientFrame::CancelMatch);
                     self.say(self.lang().t("tui.cancelling"));
                 } else {
                     // Nobody to tell: the server left the queue with the link.
@@ -126,7 +122,7 @@ impl App {
             }
             KeyCode::Char('b') => {
                 if let Some(level) = matching.bot_offer.clone() {
-                    self.send_frame(json!({"type": "accept_bot"}));
+                    self.send_frame(ClientFrame::AcceptBot);
                     let level = words::level_name(self.lang(), &level).to_lowercase();
                     self.say(self.lang().fill("tui.accepting_bot", &[("level", &level)]));
                 }
@@ -149,7 +145,7 @@ impl App {
             players: None,
             scroll: 0,
         });
-        self.send_frame(json!({"type": "leaderboard", "preset": preset.id()}));
+        self.send_frame(ClientFrame::Leaderboard { preset });
     }
 
     pub(super) fn leaderboard_key(&mut self, key: KeyEvent) {

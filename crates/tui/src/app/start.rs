@@ -3,8 +3,8 @@
 
 use broadside_ai::Level;
 use broadside_engine::{Game, Setup};
+use broadside_protocol::{BotLevel, BotSeat, ClientFrame, CreateRoom, JoinRoom, Role, SeatKind};
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
-use serde_json::{json, Value};
 
 use super::{App, Field, Prompt, PromptKind, Screen};
 use crate::i18n::Lang;
@@ -38,40 +38,28 @@ pub struct MyGame {
 }
 
 impl MyGame {
-    pub(super) fn from_frame(game: &Value, lang: Lang) -> Option<MyGame> {
-        let text = |key: &str| game.get(key).and_then(Value::as_str).map(str::to_string);
-        let seat = game.get("seat").and_then(Value::as_u64);
+    pub(super) fn from_frame(game: &broadside_protocol::MyGame, lang: Lang) -> MyGame {
         let opponents: Vec<String> = game
-            .get("players")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter(|p| p.get("seat").and_then(Value::as_u64) != seat)
-            .map(|p| {
-                match (
-                    p.get("kind").and_then(Value::as_str),
-                    p.get("nickname").and_then(Value::as_str),
-                    p.get("level").and_then(Value::as_str),
-                ) {
-                    (Some("bot"), _, Some(level)) => {
-                        lang.fill("bot_named", &[("level", &words::level_name(lang, level))])
-                    }
-                    (Some("bot"), _, None) => lang.t("tui.bot"),
-                    (_, Some(name), _) if !name.is_empty() => name.to_string(),
-                    _ => lang.t("open_seat"),
-                }
+            .players
+            .iter()
+            .filter(|p| p.seat != game.seat)
+            .map(|p| match (p.kind, p.nickname.as_deref(), p.level) {
+                (SeatKind::Bot, _, Some(level)) => lang.fill(
+                    "bot_named",
+                    &[("level", &words::level_name(lang, level.id()))],
+                ),
+                (SeatKind::Bot, _, None) => lang.t("tui.bot"),
+                (_, Some(name), _) if !name.is_empty() => name.to_string(),
+                _ => lang.t("open_seat"),
             })
             .collect();
-        Some(MyGame {
-            code: text("code")?,
-            preset: text("preset").unwrap_or_default(),
-            phase: text("phase").unwrap_or_default(),
+        MyGame {
+            code: game.code.clone(),
+            preset: game.preset.map(|p| p.id().to_string()).unwrap_or_default(),
+            phase: game.phase.id().to_string(),
             opponents: opponents.join(", "),
-            your_turn: game
-                .get("your_turn")
-                .and_then(Value::as_bool)
-                .unwrap_or(false),
-        })
+            your_turn: game.your_turn,
+        }
     }
 }
 
@@ -144,8 +132,11 @@ impl App {
             KeyCode::Enter => {
                 if let Some(game) = self.my_games.get(self.my_game) {
                     let code = game.code.clone();
-                    self.send_frame(json!({"type": "join_room", "code": code, "as": "player"}));
                     self.say(self.lang().fill("tui.joining", &[("code", &code)]));
+                    self.send_frame(ClientFrame::JoinRoom(JoinRoom {
+                        code,
+                        role: Role::Player,
+                    }));
                     self.screen = Screen::Lobby;
                     return;
                 }
@@ -172,19 +163,23 @@ impl App {
     pub(super) fn start_new_game(&mut self) {
         let form = self.form.clone();
         if self.online() {
-            let bots: Vec<Value> = (1..form.seats)
+            let bots: Vec<BotSeat> = (1..form.seats)
                 .filter(|&seat| !form.open[seat - 1])
-                .map(|seat| json!({"seat": seat, "level": form.levels[seat - 1].id()}))
+                .map(|seat| BotSeat {
+                    seat,
+                    level: BotLevel::from_id(form.levels[seat - 1].id())
+                        .expect("every level of the bots has a wire level"),
+                })
                 .collect();
-            let frame = json!({
-                "type": "create_room",
-                "preset": form.preset.id(),
-                "seats": form.seats,
-                "options": form.options(false),
-                "teams": null,
-                "bots": bots,
-            });
-            self.send_frame(frame);
+            self.send_frame(ClientFrame::CreateRoom(Box::new(CreateRoom {
+                preset: form.preset,
+                seats: form.seats,
+                options: Some(form.options(false)),
+                teams: None,
+                bots,
+                public: false,
+                rated: false,
+            })));
             self.screen = Screen::Lobby;
             self.say(self.lang().t("tui.creating_room"));
             return;
