@@ -1,0 +1,69 @@
+# Shared by scripts/perf.sh and scripts/perf-compare.sh (sourced, not run):
+# a fresh `broadside serve` per load run and the fields of the lab's JSON lines.
+# The caller sets $work (a scratch folder, removed on exit), $bin (the
+# server binary) and $lab (the broadside-lab binary).
+# shellcheck shell=bash
+server_pid=""
+
+stop_server() {
+  if [ -n "$server_pid" ]; then
+    kill "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+    server_pid=""
+  fi
+}
+
+cleanup() {
+  stop_server
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# Starts a fresh server on a free loopback port (port 0: the system picks it)
+# and sets $addr from the address it prints.
+start_server() {
+  local name="$1"
+  rm -f "$work"/db.sqlite*
+  : >"$work/server-$name.log"
+  "$bin" serve --addr 127.0.0.1:0 --db "$work/db.sqlite" \
+    --max-connections 19000 --max-per-address 1000 \
+    --rooms-per-minute 100000 --room-burst 100000 \
+    >"$work/server-$name.log" 2>&1 &
+  server_pid=$!
+  addr=""
+  for _ in $(seq 1 100); do
+    addr="$(sed -n 's|.*http://\([0-9.]*:[0-9]*\)/.*|\1|p' "$work/server-$name.log" | head -n 1 || true)"
+    if [ -n "$addr" ]; then
+      return 0
+    fi
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+      break
+    fi
+    sleep 0.1
+  done
+  echo "perf: the server did not start:" >&2
+  cat "$work/server-$name.log" >&2
+  exit 1
+}
+
+# Runs `broadside-lab load --json` with the given arguments on a fresh server and
+# prints its JSON line (its progress goes to stderr).
+load_run() {
+  local name="$1"
+  shift
+  start_server "$name"
+  echo "perf: $name on $addr: broadside-lab load $*" >&2
+  local line
+  line="$("$lab" load --addr "$addr" --server-pid "$server_pid" --json "$@" | tail -n 1)"
+  stop_server
+  echo "$line"
+}
+
+# The value of a top-level scalar field of a JSON line ("null" when absent).
+field() {
+  local value
+  value="$(printf '%s\n' "$2" | sed -n "s/.*\"$1\":\([^,}]*\).*/\1/p")"
+  echo "${value:-null}"
+}
+
