@@ -38,18 +38,11 @@ rounds="${COMPARE_ROUNDS:-2}"
 ref_games="${REF_GAMES:-300}"
 out="${COMPARE_OUT:-docs/perf/compare.jsonl}"
 
-cargo build --release -p broadside -p broadside-lab
-target="${CARGO_TARGET_DIR:-$root/target}"
-case "$target" in
-  /*) ;;
-  *) target="$root/$target" ;;
-esac
-current="$target/release/broadside"
-lab="$target/release/broadside-lab"
-
 work="$(mktemp -d)"
-# start_server, stop_server, load_run and field.
+# build_binaries, start_server, stop_server, load_run and field.
 . "$root/scripts/perf-lib.sh"
+build_binaries
+current="$server_bin"
 
 # Seconds of wall time of the reference workload.
 reference() {

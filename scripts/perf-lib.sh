@@ -1,9 +1,23 @@
 # Shared by scripts/perf.sh and scripts/perf-compare.sh (sourced, not run):
 # a fresh `broadside serve` per load run and the fields of the lab's JSON lines.
-# The caller sets $work (a scratch folder, removed on exit), $bin (the
-# server binary) and $lab (the broadside-lab binary).
+# The caller sets $root (the checkout) and $work (a scratch folder, removed on
+# exit) before sourcing, then calls build_binaries, which sets $lab; the load
+# runs serve $bin (the server binary), which the caller sets.
 # shellcheck shell=bash
 server_pid=""
+
+# Builds the release binaries of the server and of the lab and sets
+# $server_bin and $lab to them.
+build_binaries() {
+  cargo build --release -p broadside -p broadside-lab
+  local target="${CARGO_TARGET_DIR:-$root/target}"
+  case "$target" in
+    /*) ;;
+    *) target="$root/$target" ;;
+  esac
+  server_bin="$target/release/broadside"
+  lab="$target/release/broadside-lab"
+}
 
 stop_server() {
   if [ -n "$server_pid" ]; then

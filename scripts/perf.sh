@@ -45,18 +45,11 @@ probe_games="${PERF_PROBE_GAMES:-2500}"
 probe_seconds="${PERF_PROBE_SECONDS:-20}"
 out="${PERF_OUT:-docs/perf}"
 
-cargo build --release -p broadside -p broadside-lab
-target="${CARGO_TARGET_DIR:-$root/target}"
-case "$target" in
-  /*) ;;
-  *) target="$root/$target" ;;
-esac
-bin="$target/release/broadside"
-lab="$target/release/broadside-lab"
-
 work="$(mktemp -d)"
-# start_server, stop_server, load_run and field.
+# build_binaries, start_server, stop_server, load_run and field.
 . "$root/scripts/perf-lib.sh"
+build_binaries
+bin="$server_bin"
 
 mkdir -p "$out"
 # Other work on the machine skews the numbers: its load is noted.
