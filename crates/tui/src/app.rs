@@ -17,6 +17,7 @@ use crate::i18n::Lang;
 use crate::net::NetEvent;
 
 mod battle;
+pub(crate) mod due;
 mod form;
 mod offline;
 mod online;

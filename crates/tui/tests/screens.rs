@@ -1328,3 +1328,73 @@ fn every_screen_speaks_every_language() {
         }
     }
 }
+
+/// The text of the notice the last key left (empty if none).
+fn notice_text(app: &App) -> String {
+    app.notice
+        .as_ref()
+        .map(|n| n.text.clone())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_volley_counts_its_cells_against_what_it_needs() {
+    let options = broadside_engine::Options {
+        report: Some(broadside_engine::Report::PerVolley),
+        ..Default::default()
+    };
+    let mut app = battle(Preset::Brasil, 2, options);
+    typ(&mut app, ":A1");
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(
+        notice_text(&app),
+        "Bot 1's waters: 1 of 3 cells chosen; x sends."
+    );
+    let panel = screen(&app, 80, 24);
+    assert!(panel.contains("Bot 1's waters: 1/3"), "{panel}");
+    // Sent too early, the volley is refused by the client, saying how many
+    // shots it needs, and the chosen cell stays chosen.
+    press(&mut app, KeyCode::Char('x'));
+    let notice = app.notice.clone().expect("the refusal is shown");
+    assert!(notice.error, "{notice:?}");
+    assert_eq!(notice.text, "Bot 1's waters: 3 shots needed, 1 chosen.");
+    assert_eq!(app.play.as_ref().map(|p| p.picks.len()), Some(1));
+}
+
+#[test]
+fn a_shared_sea_salvo_names_the_block_that_is_short() {
+    let mut app = battle(Preset::Shared, 3, Default::default());
+    let panel = screen(&app, 120, 60);
+    assert!(
+        panel.contains("The sea is split into") && panel.contains("block A1–J10: 0/2"),
+        "{panel}"
+    );
+    // The first cell of the first opponent's block, then x at once.
+    let (label, block) = {
+        let play = app.play.as_ref().expect("a game");
+        let view = play.view.as_ref().expect("a view");
+        let dues = view
+            .legal_targets
+            .as_ref()
+            .expect("the seat is to move")
+            .waters
+            .clone();
+        let block = dues[0].block.expect("blocks in the shared sea");
+        let origin = view.blocks.as_ref().expect("blocks")[block].origin;
+        (broadside_engine::label(view.letter_axis, origin), block)
+    };
+    typ(&mut app, &format!(":{label}"));
+    press(&mut app, KeyCode::Enter);
+    assert!(
+        notice_text(&app).starts_with("block ") && notice_text(&app).contains("1 of 2 cells"),
+        "{} (block {block})",
+        notice_text(&app)
+    );
+    press(&mut app, KeyCode::Char('x'));
+    let notice = app.notice.clone().expect("the refusal is shown");
+    assert!(notice.error, "{notice:?}");
+    assert!(
+        notice.text.starts_with("block ") && notice.text.ends_with("2 shots needed, 1 chosen."),
+        "{notice:?}"
+    );
+}

@@ -2,10 +2,11 @@
 //! reserve's fighters.
 
 use broadside_engine::{
-    Action, ActionKind, Cell, Command, End, Line, Phase, Target, RESERVE_FIGHTERS,
+    Action, ActionKind, Cell, Command, End, Line, Phase, SalvoMode, Target, RESERVE_FIGHTERS,
 };
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 
+use super::due::{self, Due, Mismatch};
 use super::play::KeyResult;
 use super::{Play, ReservePick};
 use crate::words;
@@ -263,8 +264,73 @@ impl Play {
         } else {
             self.picks.push(target);
         }
-        self.lang
-            .plural("tui.cells_chosen", self.picks.len() as u64, &[])
+        let Some(view) = self.view.as_ref() else {
+            return String::new();
+        };
+        // The count of the waters this cell lies in, against what they need.
+        let block = due::block_of(view, target.at);
+        match due::dues(view, &self.picks)
+            .into_iter()
+            .find(|d| d.board == target.board && d.block == block)
+        {
+            Some(d) => self.lang.plural(
+                "tui.cells_chosen_of",
+                u64::from(d.due),
+                &[("k", &d.chosen), ("waters", &self.waters_name(&d))],
+            ),
+            None => self
+                .lang
+                .plural("tui.cells_chosen", self.picks.len() as u64, &[]),
+        }
+    }
+
+    /// The waters of a salvo or volley as the panel and the messages name
+    /// them: the opponent's, or in the shared sea the block by its corners.
+    pub(crate) fn waters_name(&self, due: &Due) -> String {
+        let (Some(view), Some(block)) = (self.view.as_ref(), due.block) else {
+            let name = self
+                .names
+                .get(due.board)
+                .cloned()
+                .unwrap_or_else(|| self.lang.fill("seat_n", &[("n", &(due.board + 1))]));
+            return self.lang.fill("board_of", &[("name", &name)]);
+        };
+        let axis = view.letter_axis;
+        let origin = view
+            .blocks
+            .as_ref()
+            .and_then(|b| b.get(block))
+            .map_or(Cell::new(0, 0), |b| b.origin);
+        let size = view.board_size;
+        let last = Cell::new(origin.col + size.cols - 1, origin.row + size.rows - 1);
+        self.lang.fill(
+            "tui.block_name",
+            &[
+                ("from", &broadside_engine::label(axis, origin)),
+                ("to", &broadside_engine::label(axis, last)),
+            ],
+        )
+    }
+
+    /// Why the picked cells are not the salvo or volley the engine expects,
+    /// in words, or `None` when they are (or when an ability replaces the
+    /// salvo's shots, which the engine checks).
+    fn picks_mismatch(&self, salvo_mode: Option<SalvoMode>) -> Option<String> {
+        let view = self.view.as_ref()?;
+        if self.salvo_action.is_some() {
+            return None;
+        }
+        match due::check(&due::dues(view, &self.picks), salvo_mode) {
+            Ok(()) => None,
+            Err(Mismatch::Count(d)) => Some(self.lang.plural(
+                "tui.due_count",
+                u64::from(d.due),
+                &[("k", &d.chosen), ("waters", &self.waters_name(&d))],
+            )),
+            Err(Mismatch::Spread { due }) => {
+                Some(self.lang.plural("tui.due_focus", u64::from(due), &[]))
+            }
+        }
     }
 
     /// Sends the chosen cells as a salvo or a hard-rule volley.
@@ -274,6 +340,13 @@ impl Play {
         };
         if !view.to_move.contains(&me) {
             return Err(self.lang.t("err.not_your_turn"));
+        }
+        let salvo_mode = view
+            .salvo_round
+            .then(|| self.rules.as_ref().map(|r| r.salvo))
+            .flatten();
+        if let Some(why) = self.picks_mismatch(salvo_mode) {
+            return Err(why);
         }
         let command = if view.salvo_round {
             Command::Salvo {

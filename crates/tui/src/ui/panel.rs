@@ -1,7 +1,7 @@
 //! Draws the panels around the boards: the log below them and the side panel
 //! (legend, fleets, ships to place, abilities, salvo and cursor notes).
 
-use broadside_engine::{ActionKind, Cell, Phase, Size};
+use broadside_engine::{ActionKind, Cell, Mode, Phase, Size};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style, Stylize};
@@ -9,7 +9,7 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
 
 use super::widgets::{legend_lines, ship_name, text_width, truncate};
-use crate::app::Play;
+use crate::app::{due, Play};
 use crate::words::action_name;
 
 pub(super) fn draw_log(play: &Play, area: Rect, buf: &mut Buffer) {
@@ -129,25 +129,52 @@ pub(super) fn draw_panel(play: &Play, area: Rect, buf: &mut Buffer) {
         }
     }
     if view.salvo_round && play.me.is_some_and(|me| view.to_move.contains(&me)) {
-        if let (Some(rules), Some(me)) = (play.rules.as_ref(), play.me) {
-            let team = view.seats[me].team;
-            let opponents = view
-                .seats
-                .iter()
-                .filter(|s| s.alive && s.team != team)
-                .count() as u32;
+        if let Some(rules) = play.rules.as_ref() {
             let per = rules.shots_per_opponent;
             lines.push(Line::from(match rules.salvo {
                 broadside_engine::SalvoMode::Spread => {
                     lang.fill("tui.panel.salvo_spread", &[("n", &per)])
                 }
                 broadside_engine::SalvoMode::Focus => {
-                    lang.fill("tui.panel.salvo_focus", &[("n", &(per * opponents))])
+                    let all = view.legal_targets.as_ref().map_or(0, |t| {
+                        t.waters
+                            .iter()
+                            .filter_map(|w| w.shots_due)
+                            .max()
+                            .unwrap_or(0)
+                    });
+                    lang.fill("tui.panel.salvo_focus", &[("n", &all)])
                 }
             }));
+            if view.mode == Mode::SharedSea {
+                lines.push(Line::from(lang.t("tui.panel.blocks_note")));
+            }
         }
     }
-    if !play.picks.is_empty() {
+    // What each opponent's waters need, and what is chosen there: the counts
+    // are the engine's (the view's legal targets).
+    let dues = due::dues(view, &play.picks);
+    for d in &dues {
+        let mut text = lang.fill(
+            "tui.panel.due",
+            &[
+                ("waters", &play.waters_name(d)),
+                ("k", &d.chosen),
+                ("n", &d.due),
+            ],
+        );
+        if d.due > 0 && d.open <= d.due {
+            text.push(' ');
+            text.push_str(&lang.plural("tui.panel.cells_left", u64::from(d.open), &[]));
+        }
+        let colour = if d.chosen == d.due {
+            Color::Green
+        } else {
+            Color::Yellow
+        };
+        lines.push(Line::from(text).fg(colour));
+    }
+    if !play.picks.is_empty() && dues.is_empty() {
         let chosen = lang.plural("tui.panel.chosen", play.picks.len() as u64, &[]);
         lines.push(Line::from(chosen).fg(Color::Yellow));
     }
