@@ -93,8 +93,12 @@ cargo clippy --workspace --all-targets -- -D warnings
 # The release profile keeps limited debug information for profiling; the tests
 # do not need it, and a build without it compiles and links less.
 export CARGO_PROFILE_RELEASE_DEBUG=false
+# Examples are not built here: clippy above already compiled them (the lab's
+# measuring examples link the whole server, minutes of release build), and no
+# test runs them; scripts/perf-cluster.sh builds the one it runs.
+test_targets=(--lib --bins --tests)
 step "release build (every test, every binary)"
-cargo test --workspace --release --no-run
+cargo test --workspace --release --no-run "${test_targets[@]}"
 
 # The browser tests start now and run beside the Rust tests: both mostly wait
 # on sockets and timers, and the release build above already made the binary
@@ -111,17 +115,14 @@ BROADSIDE_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/broadside" scripts/e2e.s
 e2e_pid=$!
 
 step "Rust tests (server on SQLite)"
-cargo test --workspace --release
+cargo test --workspace --release "${test_targets[@]}"
 
 step "the server's suites again, on PostgreSQL"
-# The server's tests, selected by name within the whole workspace: with
+# The server's tests (its unit tests and the one binary of its integration
+# suites, tests/server.rs), selected within the whole workspace: with
 # `-p broadside-server` cargo would resolve the dependencies' features for
 # that package alone and build most of them a second time.
-server_tests=()
-for file in crates/server/tests/*.rs; do
-  server_tests+=(--test "$(basename "$file" .rs)")
-done
-BROADSIDE_TEST_BACKEND=postgres cargo test --release --workspace --lib "${server_tests[@]}"
+BROADSIDE_TEST_BACKEND=postgres cargo test --release --workspace --lib --test server
 # The suites' databases (bs_test_*, bs_cluster_*) are dropped as they end;
 # whatever an interrupted run left behind goes now.
 psql "$BROADSIDE_TEST_POSTGRES" -X -q -t -A -c \

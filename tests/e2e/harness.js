@@ -180,6 +180,14 @@ export async function newPlayer(browser, { locale = "en-GB", colorScheme = "ligh
     page.errors = page.errors || [];
     page.errors.push(error);
   });
+  // A Content-Security-Policy violation is an error of the page too: the
+  // server's policy (docs/protocol.md, "HTTP headers") must let the client work.
+  page.on("console", (message) => {
+    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) {
+      page.errors = page.errors || [];
+      page.errors.push(new Error(message.text()));
+    }
+  });
   return { context, page };
 }
 

@@ -35,12 +35,42 @@ function markChatRead() {
   localStorage.setItem(CHAT_READ_KEY, JSON.stringify(read));
 }
 
+/**
+ * Whether this connection is a watcher of a running game: a spectator, or a
+ * seat that is out. Its lines then reach only the other watchers.
+ */
+function watching() {
+  const view = S.view;
+  if (!S.room?.started || !view || view.phase === "finished") return false;
+  const seat = mySeat();
+  if (seat === null || seat === undefined) return true;
+  return view.seats?.[seat]?.alive === false;
+}
+
+/** Why the running game no longer counts for ratings, if it was aborted. */
+function abortedNote() {
+  const aborted = S.room?.aborted;
+  if (!aborted || !S.room?.setup?.rated) return null;
+  const name = seatName(aborted.seat);
+  return h("p", { class: "notice", id: "game-aborted" }, t("game_aborted", { name }));
+}
+
 export function renderChat(card) {
   const list = h(
     "ol",
     { class: "chat-list", "aria-live": "off" },
-    S.chat.map((m) => h("li", { class: m.seat === mySeat() ? "mine" : "" }, h("b", {}, m.from || seatName(m.seat)), " ", m.text)),
+    S.chat.map((m) =>
+      h(
+        "li",
+        { class: `${m.seat === mySeat() ? "mine" : ""}${m.watchers ? " watchers" : ""}` },
+        h("b", {}, m.from || seatName(m.seat)),
+        m.watchers ? h("small", { class: "watchers-tag" }, ` (${t("watchers_tag")})`) : null,
+        " ",
+        m.text,
+      ),
+    ),
   );
+  const hint = watching() ? h("p", { class: "muted watchers-hint", id: "watchers-hint" }, `👁 ${t("watchers_hint")}`) : null;
   const input = h("input", { class: "text-input", id: "chat-input", maxlength: "300", placeholder: t("chat_placeholder"), "aria-label": t("chat") });
   const form = h(
     "form",
@@ -58,7 +88,7 @@ export function renderChat(card) {
     input,
     h("button", { class: "button small", type: "submit" }, t("send")),
   );
-  const box = h("div", { class: "chat" }, list, form);
+  const box = h("div", { class: "chat" }, abortedNote(), list, hint, form);
   markChatRead();
   requestAnimationFrame(() => {
     list.scrollTop = list.scrollHeight;

@@ -328,6 +328,7 @@ export function renderLobby() {
       seat.kind === "person"
         ? h("span", { class: `presence ${seat.connected ? "on" : "off"}` }, seat.connected ? t("online") : t("away"))
         : null,
+      seat.kind === "person" && seat.ready ? h("span", { class: "tag ready-tag" }, `✓ ${t("seat_ready")}`) : null,
       control,
     );
   });
@@ -353,6 +354,23 @@ export function renderLobby() {
       )
     : h("p", { class: "muted waiting" }, h("span", { class: "spinner", "aria-hidden": "true" }), t("waiting_for_host"));
   const setup = room.setup || {};
+  // A seated person who is not the host says when they are ready (a rated
+  // game starts only once every person is).
+  const mine = room.seats.find((s) => s.seat === room.you?.seat);
+  const ready = mine && !host
+    ? h(
+        "button",
+        {
+          class: `button ${mine.ready ? "ghost" : "primary"}`,
+          type: "button",
+          id: "ready",
+          "aria-pressed": mine.ready ? "true" : "false",
+          onclick: () => send({ type: "ready", ready: !mine.ready }),
+        },
+        mine.ready ? t("unready_button") : `✓ ${t("ready_button")}`,
+      )
+    : null;
+  const sameAddress = room.same_address ? h("p", { class: "notice", id: "same-address" }, `⚠ ${t("same_address")}`) : null;
   // The host decides whether strangers may find the room and whether it counts for ratings.
   const visibility = host
     ? h(
@@ -381,7 +399,7 @@ export function renderLobby() {
       room.you?.spectator ? h("p", { class: "badge" }, `👁 ${t("you_watch")}`) : null,
       h("div", { class: "row-buttons center" }, h("button", { class: "button small ghost", type: "button", id: "leave", onclick: goHome }, `← ${t("leave_room")}`)),
     ),
-    h("section", { class: "card seats-card" }, h("h2", {}, t("seats")), seatCount, h("ul", { class: "seats" }, seats), spectators, visibility, start),
+    h("section", { class: "card seats-card" }, h("h2", {}, t("seats")), seatCount, h("ul", { class: "seats" }, seats), spectators, sameAddress, visibility, ready, start),
     h(
       "section",
       { class: "card options-card" },

@@ -31,10 +31,14 @@ pub struct ServeArgs {
     /// rooms move to a live node within about this time.
     #[arg(long, default_value_t = Config::default().lease_ttl.as_secs())]
     pub lease_secs: u64,
-    /// A load balancer in front of this node (repeat for several): its
-    /// connections have no per-address cap and name the client in X-Real-IP.
+    /// A load balancer in front of this node (repeat for several): it names
+    /// the client in X-Real-IP, and every per-client limit keys on that.
     #[arg(long = "trusted-proxy")]
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// An origin, scheme://host[:port], whose pages may open the WebSocket
+    /// besides the server's own (repeat for several).
+    #[arg(long = "allow-origin")]
+    pub allowed_origins: Vec<String>,
     /// Seconds a quick match waits for a person before a bot is offered.
     #[arg(long, default_value_t = Config::default().match_wait.as_secs())]
     pub match_wait_secs: u64,
@@ -81,9 +85,14 @@ pub struct LimitArgs {
     /// Open TCP connections at most on the whole server (more get 503).
     #[arg(long, default_value_t = Config::default().max_connections)]
     pub max_connections: usize,
-    /// Open TCP connections at most from one client address.
+    /// Open TCP connections at most from one client address (IPv6: one /64).
     #[arg(long, default_value_t = Config::default().max_per_address)]
     pub max_per_address: usize,
+    /// The share of --max-connections, in percent, that one network (an IPv4
+    /// /24, an IPv6 /48) may hold.
+    #[arg(long, default_value_t = Config::default().network_share_percent,
+          value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub network_share_percent: u32,
     /// Frames per second one connection may send on average.
     #[arg(long, default_value_t = Config::default().frames_per_second)]
     pub frames_per_second: f64,
@@ -93,6 +102,12 @@ pub struct LimitArgs {
     /// Frames dropped for flooding (10 a second forgiven) before the connection is closed.
     #[arg(long, default_value_t = Config::default().flood_close)]
     pub flood_close: u32,
+    /// Chat lines per minute from one connection, on average.
+    #[arg(long, default_value_t = Config::default().chat_per_minute)]
+    pub chat_per_minute: f64,
+    /// Chat lines from one connection in a burst.
+    #[arg(long, default_value_t = Config::default().chat_burst)]
+    pub chat_burst: u32,
     /// New rooms per minute from one address, on average.
     #[arg(long, default_value_t = Config::default().rooms_per_minute)]
     pub rooms_per_minute: f64,
@@ -140,9 +155,12 @@ impl Default for LimitArgs {
         LimitArgs {
             max_connections: config.max_connections,
             max_per_address: config.max_per_address,
+            network_share_percent: config.network_share_percent,
             frames_per_second: config.frames_per_second,
             frame_burst: config.frame_burst,
             flood_close: config.flood_close,
+            chat_per_minute: config.chat_per_minute,
+            chat_burst: config.chat_burst,
             rooms_per_minute: config.rooms_per_minute,
             room_burst: config.room_burst,
             unknown_codes_per_minute: config.unknown_codes_per_minute,
@@ -166,9 +184,12 @@ impl LimitArgs {
         Config {
             max_connections: self.max_connections,
             max_per_address: self.max_per_address,
+            network_share_percent: self.network_share_percent,
             frames_per_second: self.frames_per_second,
             frame_burst: self.frame_burst,
             flood_close: self.flood_close,
+            chat_per_minute: self.chat_per_minute,
+            chat_burst: self.chat_burst,
             rooms_per_minute: self.rooms_per_minute,
             room_burst: self.room_burst,
             unknown_codes_per_minute: self.unknown_codes_per_minute,
@@ -196,6 +217,7 @@ impl Default for ServeArgs {
             node: "local".into(),
             lease_secs: Config::default().lease_ttl.as_secs(),
             trusted_proxies: Vec::new(),
+            allowed_origins: Vec::new(),
             match_wait_secs: Config::default().match_wait.as_secs(),
             bot_delay_ms: 700,
             log_format: LogFormat::Text,
@@ -239,6 +261,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         bus: args.bus,
         lease_ttl: Duration::from_secs(args.lease_secs.max(1)),
         trusted_proxies: args.trusted_proxies,
+        allowed_origins: args.allowed_origins,
         match_wait: Duration::from_secs(args.match_wait_secs),
         ..Config::default()
     });

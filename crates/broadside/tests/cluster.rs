@@ -400,7 +400,9 @@ async fn two_people_on_two_nodes_are_paired_by_quick_match() {
     let n1 = Node::start("n1", &db);
     let n2 = Node::start("n2", &db);
     let mut ana = n1.person("Ana").await;
-    let mut bea = n2.person("Bea").await;
+    // From another address: people of one address never rate each other.
+    let mut bea = Client::connect_from(n2.addr, "127.0.0.2").await;
+    bea.hello(None, "Bea").await;
     ana.send(json!({"type": "quick_match", "preset": "classic"}))
         .await;
     assert_eq!(ana.expect("matching").await["waiting"], 1);
@@ -414,13 +416,179 @@ async fn two_people_on_two_nodes_are_paired_by_quick_match() {
     let (ana_end, bea_end) = finish(&mut ana, &mut bea).await;
     assert_eq!(phase(&ana_end), "finished");
     assert_eq!(phase(&bea_end), "finished");
-    // The rated result is visible from either node.
-    bea.send(json!({"type": "leaderboard", "preset": "classic"}))
+    // The rated result is visible from either node (the leaderboard waits
+    // for five opponents: the history shows it).
+    for client in [&mut ana, &mut bea] {
+        client.send(json!({"type": "history"})).await;
+        let history = client.expect_any("history").await;
+        let change = &history["games"][0]["rating_change"];
+        assert!(change.is_number(), "a rated game: {history}");
+    }
+}
+
+/// The frames a subscription to a room's subject saw, as JSON, until `until`
+/// says stop (each read within a few seconds).
+async fn requests_until(
+    seen: &mut async_nats::Subscriber,
+    mut until: impl FnMut(&Value) -> bool,
+) -> Vec<(usize, Value)> {
+    use futures_util::StreamExt;
+    let mut requests = Vec::new();
+    loop {
+        let message = tokio::time::timeout(Duration::from_secs(10), seen.next())
+            .await
+            .expect("a request crosses the bus")
+            .expect("the subscription lasts");
+        let op: Value = serde_json::from_slice(&message.payload).expect("requests are JSON");
+        if op["op"] != "request" {
+            continue;
+        }
+        let frame: Value = serde_json::from_str(op["text"].as_str().expect("a frame's text"))
+            .expect("the frame is JSON");
+        let done = until(&frame);
+        requests.push((message.payload.len(), frame));
+        if done {
+            return requests;
+        }
+    }
+}
+
+/// Issue 34: a node forwarded a client's frame as it came, unknown fields
+/// and all (60 KB of junk per frame crossed the bus). Now only the typed
+/// frame travels, written again, and what would still be too large is
+/// refused with `too_large` before it leaves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_forward_only_the_typed_frame() {
+    let _serial = SERIAL.lock().await;
+    let db = FreshDb::new("typed");
+    let n1 = Node::start("n1", &db);
+    let n2 = Node::start("n2", &db);
+    // The room lives on node 1; Bea's frames reach it from node 2.
+    let (mut ana, mut bea, code) = duel_across(&n1, &n2).await;
+    let bus = async_nats::connect(nats_url()).await.expect("NATS answers");
+    let mut seen = bus
+        .subscribe(format!("bs.room.{code}"))
+        .await
+        .expect("a subscription");
+    bus.flush().await.expect("the subscription is in place");
+
+    let junk = "x".repeat(60_000);
+    bea.send(json!({"type": "chat", "text": "hi", "junk": junk}))
         .await;
-    let board = bea.expect_any("leaderboard").await;
+    let chat = ana.expect_any("chat").await;
+    assert_eq!(chat["text"], "hi", "the frame itself arrives");
+    let requests = requests_until(&mut seen, |frame| frame["type"] == "chat").await;
+    let (bytes, frame) = requests.last().expect("the chat crossed");
+    assert_eq!(frame, &json!({"type": "chat", "text": "hi"}));
+    assert!(*bytes < 1024, "{bytes} bytes crossed the bus");
+
+    // A command with junk inside travels as the engine reads it.
+    bea.send(json!({"type": "command", "id": 9, "command": {
+        "cmd": "fire", "target": {"board": 0, "at": [0, 0]}, "junk": junk}}))
+        .await;
+    let requests = requests_until(&mut seen, |frame| frame["type"] == "command").await;
+    let (bytes, frame) = requests.last().expect("the command crossed");
     assert_eq!(
-        board["players"].as_array().map(Vec::len),
-        Some(2),
-        "{board}"
+        frame,
+        &json!({"type": "command", "id": 9, "command": {
+            "cmd": "fire", "target": {"board": 0, "at": [0, 0]}}})
+    );
+    assert!(*bytes < 1024, "{bytes} bytes crossed the bus");
+    // (Ana moves first: the owner refused it as it would a local move.)
+    let first = bea.expect_any("error").await;
+    assert_eq!(first["id"], 9, "{first}");
+    assert_ne!(first["code"], "too_large");
+
+    // What is still over the limit without unknown fields (a command the
+    // engine cannot read goes as it came) is refused on Bea's node.
+    bea.send(json!({"type": "command", "id": 10, "command": {
+        "cmd": "fire", "target": junk}}))
+        .await;
+    let refused = bea.expect_any("error").await;
+    assert_eq!(refused["code"], "too_large", "{refused}");
+    assert_eq!(refused["id"], 10);
+    bea.send(json!({"type": "chat", "text": "after"})).await;
+    let requests = requests_until(&mut seen, |frame| frame["text"] == "after").await;
+    assert!(
+        requests.iter().all(|(bytes, _)| *bytes < 1024),
+        "nothing large crossed: {:?}",
+        requests.iter().map(|(bytes, _)| bytes).collect::<Vec<_>>()
+    );
+}
+
+/// Runs `broadside serve` as node `name` on `db` and waits for it to end
+/// (it should not start): its exit status and what it wrote to stderr. A
+/// process still serving after the lease time and a margin is killed and
+/// fails the test.
+fn serve_to_the_end(name: &str, db: &FreshDb) -> (std::process::ExitStatus, String) {
+    let mut child = Command::new(binary())
+        .args(["serve", "--addr", "127.0.0.1:0", "--bot-delay-ms", "0"])
+        .args(["--db", &db.url, "--bus", &nats_url(), "--node", name])
+        .args(["--lease-secs", &LEASE_SECS.to_string()])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let stderr = child.stderr.take().expect("stderr is piped");
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        let _ = std::io::Read::read_to_string(&mut BufReader::new(stderr), &mut text);
+        text
+    });
+    let deadline = Instant::now() + Duration::from_secs(LEASE_SECS + 15);
+    // No event tells a process's end here (no tokio process support in
+    // these tests): look every 100 ms.
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("the child can be waited for") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "a second node named {name} is still serving: {}",
+                reader.join().unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    (status, reader.join().expect("stderr is read"))
+}
+
+/// Issue 34: two nodes started with the same `--node` both ran rooms. A
+/// node holds a lease on its name while it runs; a second process under a
+/// live node's name refuses to start, saying why, while the name of a node
+/// that died is free again within the lease time.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_refuses_to_start_under_a_live_nodes_name() {
+    let _serial = SERIAL.lock().await;
+    let db = FreshDb::new("names");
+    let mut n1 = Node::start("n1", &db);
+    // n1 serves (it answers only once it holds its name).
+    let mut ana = n1.person("Ana").await;
+    ana.create(duel()).await;
+    let (status, stderr) = {
+        let db = &db;
+        tokio::task::block_in_place(|| serve_to_the_end("n1", db))
+    };
+    assert!(!status.success(), "a second n1 ran: {stderr}");
+    assert!(
+        stderr.contains("the node name \"n1\" is held by another live node"),
+        "{stderr}"
+    );
+    // The first n1 serves on.
+    ana.create(duel()).await;
+
+    // Killed, its name frees itself once its lease runs out: a new n1
+    // starts (after waiting that out) and serves.
+    n1.kill();
+    let restarted = Instant::now();
+    let n1 = Node::start("n1", &db);
+    let mut bea = n1.person("Bea").await;
+    bea.create(duel()).await;
+    assert!(
+        restarted.elapsed() < Duration::from_secs(LEASE_SECS + 10),
+        "{:?}",
+        restarted.elapsed()
     );
 }

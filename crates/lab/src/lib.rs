@@ -5,12 +5,15 @@
 //!   time per move) and, in [`bench::versus`], the tournament between levels;
 //! - [`load`]: a load generator that plays many games over WebSockets against
 //!   a running server and measures the latency of every shot;
+//! - [`flood`]: the replay flood — a long game's replay read by many
+//!   clients at once while a bystander's bot replies are timed;
 //! - [`plot`]: SVG charts of their JSON lines (latency against load; in
 //!   [`plot::ai`], the bots' shots to sink and the tournament's matrix).
 //!
-//! The `broadside-lab` binary wires them to the subcommands `bench`, `load`
-//! and `plot`.
+//! The `broadside-lab` binary wires them to the subcommands `bench`, `load`,
+//! `replay-flood` and `plot`.
 
 pub mod bench;
+pub mod flood;
 pub mod load;
 pub mod plot;

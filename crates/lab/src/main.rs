@@ -1,7 +1,7 @@
 //! The `broadside-lab` binary: the measuring tools' subcommands.
 
 use anyhow::Result;
-use broadside_lab::{bench, load, plot};
+use broadside_lab::{bench, flood, load, plot};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -38,6 +38,17 @@ enum Commands {
     /// connections that flood the server with costly set_options frames at
     /// the window's start (expensive_answers). With --games 0 only those run.
     Load(load::LoadArgs),
+    /// Times a bystander's bot replies while many clients read a long game's replay.
+    ///
+    /// Against a running server: plays a long game (practice on a 26 x 26
+    /// board, every cell a shot) to its end, then a bystander plays games
+    /// against a bot, alone for --idle-seconds and then while --readers
+    /// readers (each from a loopback address of its own, keep-alive HTTP,
+    /// gzip unless --identity) ask for that replay as fast as they are
+    /// answered for --seconds. Prints one JSON line: the bystander's reply
+    /// times (from its shot to its move again) in each window, the readers'
+    /// answers and the server's CPU seconds in each window.
+    ReplayFlood(flood::FloodArgs),
     /// Draws latency against load (p50 and p99 against shots per second) as
     /// an SVG chart from the JSON lines of `broadside-lab load --json`.
     Plot(plot::PlotArgs),
@@ -47,6 +58,7 @@ fn main() -> Result<()> {
     match Cli::parse().command {
         Commands::Bench(args) => bench::args::run(args),
         Commands::Load(args) => load::run(args),
+        Commands::ReplayFlood(args) => flood::run(args),
         Commands::Plot(args) => plot::run(args),
     }
 }

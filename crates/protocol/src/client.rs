@@ -153,6 +153,9 @@ pub enum ClientFrame {
     SetOptions(Box<SetOptions>),
     /// Starts the game (host).
     Start,
+    /// The seat's person says they are (or no longer are) ready to start,
+    /// before the start; a rated game needs every person ready.
+    Ready { ready: bool },
     /// A seat's move: an engine command without its seat (the engine's
     /// `Intent`). The server applies it for the connection's own seat; a
     /// `seat` sent here is not read.
@@ -230,6 +233,7 @@ impl ClientFrame {
             ClientFrame::SetSeat(_) => "set_seat",
             ClientFrame::SetOptions(_) => "set_options",
             ClientFrame::Start => "start",
+            ClientFrame::Ready { .. } => "ready",
             ClientFrame::Command { .. } => "command",
             ClientFrame::CheckLayout { .. } => "check_layout",
             ClientFrame::RandomLayout { .. } => "random_layout",
@@ -382,6 +386,11 @@ struct Preview {
 }
 
 #[derive(Deserialize)]
+struct ReadyFlag {
+    ready: bool,
+}
+
+#[derive(Deserialize)]
 struct ChatText {
     text: String,
 }
@@ -414,6 +423,9 @@ fn read_frame(kind: &str, object: Map<String, Value>) -> Result<ClientFrame, Ref
             ClientFrame::SetOptions(frame)
         }
         "start" => ClientFrame::Start,
+        "ready" => ClientFrame::Ready {
+            ready: fields::<ReadyFlag>(&object)?.ready,
+        },
         "command" => match object.get("command") {
             Some(Value::Object(command)) => ClientFrame::Command {
                 command: command.clone(),

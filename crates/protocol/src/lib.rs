@@ -27,8 +27,9 @@ pub use client::{
 pub use refusal::{codes, Refusal};
 pub use replay::{ApiError, Replay, ReplayStep};
 pub use server::{
-    ErrorFrame, LeaderboardLine, MyGame, OpenRoom, PastGame, RematchOffer, RematchReason, RoomInfo,
-    RoomPhase, RoomSeat, RoomSetup, SeatKind, SeatSummary, ServerFrame, StateFrame, You,
+    AbortReason, Aborted, ErrorFrame, LeaderboardLine, MyGame, OpenRoom, PastGame, RematchOffer,
+    RematchReason, RoomInfo, RoomPhase, RoomSeat, RoomSetup, SeatKind, SeatSummary, ServerFrame,
+    StateFrame, You,
 };
 
 use schemars::JsonSchema;

@@ -46,8 +46,10 @@ impl From<RuleError> for Refusal {
 pub mod codes {
     /// The frame is not a JSON object (or is binary).
     pub const BAD_JSON: &str = "bad_json";
-    /// No longer sent: a frame over the limit closes the connection with 1009.
-    /// [`crate::parse`] still names an oversized text with it.
+    /// (A cluster) a room frame for a room on another node is over the
+    /// forwarding limit even without unknown fields. (A frame over
+    /// [`crate::MAX_FRAME_BYTES`] closes the connection with 1009;
+    /// [`crate::parse`] still names an oversized text with it.)
     pub const TOO_LARGE: &str = "too_large";
     /// `type` is missing or not one of the client frames.
     pub const UNKNOWN_TYPE: &str = "unknown_type";
@@ -57,6 +59,8 @@ pub mod codes {
     pub const HELLO_FIRST: &str = "hello_first";
     /// Too many frames, new rooms, unknown room codes or CPU work.
     pub const RATE_LIMITED: &str = "rate_limited";
+    /// Too many chat lines from this connection; the line was not sent.
+    pub const CHAT_RATE_LIMITED: &str = "chat_rate_limited";
     /// A spectator join into a running game where the person holds a seat.
     pub const SEATED: &str = "seated";
     /// The frame needs a room and the connection is in none.
@@ -85,6 +89,17 @@ pub mod codes {
     pub const INTERNAL: &str = "internal";
     /// (A cluster) the room moved to another node; send the frame again.
     pub const MOVED: &str = "moved";
+    /// `start` of a rated game while a person's seat is not connected or
+    /// has not said `ready`.
+    pub const NOT_READY: &str = "not_ready";
+    /// An option a rated room cannot have (`spectators_see_all`, `practice`).
+    pub const NOT_FOR_RATED: &str = "not_for_rated";
+    /// A rated room's clock below the preset's default.
+    pub const CLOCK_TOO_SHORT: &str = "clock_too_short";
+    /// `cancel_match`, `create_room` or `join_room` from a connection that a
+    /// quick match has just paired: its game is starting (a `room` frame
+    /// follows).
+    pub const PAIRED: &str = "paired";
 
     /// Every code above, in the order of docs/protocol.md's table.
     pub const ALL: &[&str] = &[
@@ -94,6 +109,7 @@ pub mod codes {
         BAD_REQUEST,
         HELLO_FIRST,
         RATE_LIMITED,
+        CHAT_RATE_LIMITED,
         SEATED,
         NOT_IN_ROOM,
         NOT_A_PLAYER,
@@ -108,5 +124,9 @@ pub mod codes {
         NOT_MATCHING,
         INTERNAL,
         MOVED,
+        NOT_READY,
+        NOT_FOR_RATED,
+        CLOCK_TOO_SHORT,
+        PAIRED,
     ];
 }

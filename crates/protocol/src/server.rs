@@ -66,6 +66,11 @@ pub enum ServerFrame {
         text: String,
         /// Unix milliseconds.
         at: i64,
+        /// Said by a watcher (a spectator, or a seat eliminated or resigned)
+        /// while the game runs: sent to watchers only, never to the seats
+        /// still playing. Absent (false) for a line to everybody.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        watchers: bool,
     },
     /// The answer to `leave`.
     Left { code: String },
@@ -319,6 +324,37 @@ pub struct RoomInfo {
     pub rules: Rules,
     /// This connection's place in the room.
     pub you: Option<You>,
+    /// The current game was aborted: it goes on, but it is not rated
+    /// (docs/protocol.md, "Rated games"). Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub aborted: Option<Aborted>,
+    /// Rated room: two of the people seated here come from one address
+    /// (IPv4: the same address; IPv6: the same /64), so their game will
+    /// not be rated. Absent (false) otherwise.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub same_address: bool,
+}
+
+/// Why a rated game stopped counting: the first person who left the game
+/// before having made a move of their own in the battle.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Aborted {
+    pub seat: usize,
+    pub reason: AbortReason,
+}
+
+/// How that person left the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AbortReason {
+    /// They resigned.
+    Resigned,
+    /// Their clock ran out.
+    Timeout,
+    /// They left the room (`leave`).
+    Left,
+    /// Their fleet was sunk before they ever fired.
+    Eliminated,
 }
 
 /// One seat of a `room` frame.
@@ -409,6 +445,10 @@ pub struct OpenRoom {
     /// The host's nickname.
     pub host: Option<String>,
     pub rated: bool,
+    /// The room's vision setting: spectators (and eliminated seats) see
+    /// every fleet. Never true in a rated room.
+    #[serde(default)]
+    pub spectators_see_all: bool,
     /// Unix milliseconds.
     pub updated: i64,
 }

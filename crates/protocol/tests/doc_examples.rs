@@ -117,6 +117,7 @@ const CLIENT_TYPES: &[&str] = &[
     "set_seat",
     "set_options",
     "start",
+    "ready",
     "command",
     "check_layout",
     "random_layout",

@@ -46,6 +46,7 @@ fn the_schema_names_every_frame_type() {
         "set_seat",
         "set_options",
         "start",
+        "ready",
         "command",
         "check_layout",
         "random_layout",

@@ -19,6 +19,18 @@
 //! Nothing routes frames between nodes except NATS; the database decides who
 //! owns what.
 //!
+//! **What travels.** A client's room frame crosses the bus only as its
+//! protocol type written again ([`RemoteOp::request`]): fields the protocol
+//! does not know are dropped (a command is read as the engine's `Intent` and
+//! written again too), and a frame still over [`MAX_FORWARDED_BYTES`] is
+//! refused (`too_large`) before it leaves the node. The owner refuses a
+//! larger request as well.
+//!
+//! **Names.** A node's name is part of every subject and lease it uses, so
+//! two live processes must never share one: [`NodeName`] holds a lease on
+//! the name in the shared database while the node runs, and a node whose
+//! name a live node holds refuses to start.
+//!
 //! Above the rooms (it hands remote members' requests to a room's actor) and
 //! below the registry, which opens a room's door here when it starts an
 //! actor. Rooms reach remote members through [`RemoteSink`], which the
@@ -33,17 +45,26 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
 use crate::conns::Conns;
+use crate::context::RoomContext;
+use crate::db::NodeClaim;
 use crate::outbox::{ConnId, Control, Outbox, RemoteSink};
-use crate::protocol::{self, Refusal, Role};
+use crate::protocol::{self, ClientFrame, Refusal, Role};
 use crate::room::{Joining, Person, Request, RoomMsg};
+use crate::secret;
 
 /// Frames waiting to be published before a room drops a remote member as too
 /// slow (as a local member's outbox would).
 const OUTGOING: usize = 65_536;
+
+/// A room frame forwarded to another node, written again from its protocol
+/// type, is at most this long (what people send is far smaller: a whole
+/// fleet's placement is about 2 KiB).
+pub const MAX_FORWARDED_BYTES: usize = 16 * 1024;
 
 /// How long a request to a room's owner may take before the owner is taken
 /// for gone (it may be dead or paused; then its lease decides).
@@ -73,7 +94,8 @@ pub enum RemoteOp {
         role: Role,
         ip: IpAddr,
     },
-    /// A room frame, as the client sent it (the owner reads it again).
+    /// A room frame, its protocol type written again (the owner reads it
+    /// again); made by [`RemoteOp::request`].
     Request {
         node: String,
         conn: ConnId,
@@ -88,6 +110,49 @@ pub enum RemoteOp {
         conn: ConnId,
     },
     Sync,
+}
+
+impl RemoteOp {
+    /// The request that carries the room frame `text` of connection `conn`
+    /// to the room's owner: the frame read into its protocol type and
+    /// written again, so that nothing the protocol does not know travels.
+    /// Refused as the frame would be (`bad_json`, `bad_request`, …), and as
+    /// `too_large` when what would travel is over [`MAX_FORWARDED_BYTES`].
+    pub fn request(node: String, conn: ConnId, text: &str) -> Result<RemoteOp, Refusal> {
+        let (frame, id) = protocol::parse(text).map_err(|e| e.refusal)?;
+        let frame = match frame {
+            ClientFrame::Command { command } => ClientFrame::Command {
+                command: typed_command(command),
+            },
+            frame => frame,
+        };
+        let text = frame.to_text_with_id(id);
+        if text.len() > MAX_FORWARDED_BYTES {
+            return Err(too_large(text.len()));
+        }
+        Ok(RemoteOp::Request { node, conn, text })
+    }
+}
+
+/// A command as the engine reads it (an `Intent`, written again: unknown
+/// fields dropped). One the engine cannot read goes as it came (within the
+/// size limit), so that the owner refuses it exactly as it refuses a local
+/// member's — after checking that the sender may move at all.
+fn typed_command(command: Map<String, Value>) -> Map<String, Value> {
+    match protocol::intent(command.clone()).map(serde_json::to_value) {
+        Ok(Ok(Value::Object(typed))) => typed,
+        _ => command,
+    }
+}
+
+fn too_large(bytes: usize) -> Refusal {
+    Refusal::new(
+        broadside_protocol::codes::TOO_LARGE,
+        format!(
+            "a frame for a room on another node is at most {MAX_FORWARDED_BYTES} bytes \
+             without unknown fields; this one has {bytes}"
+        ),
+    )
 }
 
 /// Why a request to another node failed.
@@ -266,6 +331,9 @@ impl Cluster {
                 answer.await.map_err(|_| closed())?
             }
             RemoteOp::Request { conn, text, .. } => {
+                if text.len() > MAX_FORWARDED_BYTES {
+                    return Err(too_large(text.len()));
+                }
                 let (frame, id) = protocol::parse(&text).map_err(|e| e.refusal)?;
                 let request = Request::from_frame(frame)
                     .ok_or_else(|| Refusal::bad_request("this frame is not for a room"))?;
@@ -434,5 +502,189 @@ fn deliver(conns: &Conns, message: &async_nats::Message) {
                 outbox.send(frame);
             }
         }
+    }
+}
+
+/// This process's hold on its node name: a lease in the shared database,
+/// renewed every third of the lease time while the node runs and given up
+/// when it stops. Two live processes never serve under one name.
+pub struct NodeName {
+    context: Arc<RoomContext>,
+    /// This process among all that ever used the name.
+    instance: String,
+    renewing: JoinHandle<()>,
+}
+
+impl NodeName {
+    /// Takes the node's name (`None` where one process owns the database:
+    /// names do not matter there). A name whose lease has not run out is
+    /// waited for once, up to the lease time: a process that died frees it
+    /// then, while a live one renews it — and this node refuses to start.
+    pub async fn claim(context: &Arc<RoomContext>) -> Result<Option<NodeName>, String> {
+        let db = &context.db;
+        if !db.is_shared() {
+            return Ok(None);
+        }
+        let node = context.config.node.clone();
+        let ttl = context.config.lease_ttl;
+        let seed = secret::new_seed().map_err(|e| e.to_string())?;
+        let instance = format!("{}-{seed:016x}", std::process::id());
+        let mut waited = false;
+        loop {
+            let claim = db
+                .claim_node(node.clone(), instance.clone(), ttl)
+                .await
+                .map_err(|e| format!("the node name {node:?} cannot be claimed: {e}"))?;
+            match claim {
+                NodeClaim::Held => break,
+                NodeClaim::Taken {
+                    instance: holder,
+                    expires_in,
+                } if !waited => {
+                    tracing::warn!(
+                        node,
+                        holder,
+                        ?expires_in,
+                        "the node name is held; waiting to see whether its holder is alive"
+                    );
+                    tokio::time::sleep(expires_in.min(ttl) + Duration::from_millis(250)).await;
+                    waited = true;
+                }
+                NodeClaim::Taken { .. } => {
+                    return Err(format!(
+                        "the node name {node:?} is held by another live node (its lease, \
+                         {} ms, was renewed while this one waited): give every node its own --node",
+                        ttl.as_millis()
+                    ))
+                }
+            }
+        }
+        let renewing = {
+            let context = context.clone();
+            let (node, instance) = (node.clone(), instance.clone());
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(ttl / 3);
+                every.tick().await;
+                loop {
+                    every.tick().await;
+                    match context
+                        .db
+                        .renew_node(node.clone(), instance.clone(), ttl)
+                        .await
+                    {
+                        Ok(true) => {}
+                        Ok(false) => tracing::error!(
+                            node,
+                            "another process has taken this node's name (this one was stalled \
+                             past its lease): its rooms' leases fence this node off"
+                        ),
+                        Err(error) => {
+                            tracing::warn!(node, %error, "the node name's lease was not renewed")
+                        }
+                    }
+                }
+            })
+        };
+        Ok(Some(NodeName {
+            context: context.clone(),
+            instance,
+            renewing,
+        }))
+    }
+
+    /// Gives the name up (the node stops): a node of the same name may
+    /// start at once.
+    pub async fn release(self) {
+        self.renewing.abort();
+        let node = self.context.config.node.clone();
+        if let Err(error) = self
+            .context
+            .db
+            .release_node(node.clone(), self.instance.clone())
+            .await
+        {
+            tracing::warn!(node, %error, "the node name was not given up; it frees itself");
+        }
+    }
+}
+
+impl Drop for NodeName {
+    fn drop(&mut self) {
+        self.renewing.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// What a room frame becomes on the bus.
+    fn forwarded(frame: Value) -> Result<Value, Refusal> {
+        match RemoteOp::request("n1".into(), 7, &frame.to_string())? {
+            RemoteOp::Request { text, .. } => Ok(serde_json::from_str(&text).unwrap()),
+            _ => unreachable!("a request is made"),
+        }
+    }
+
+    #[test]
+    fn unknown_fields_do_not_travel() {
+        let junk = "x".repeat(60_000);
+        let chat = forwarded(json!({"type": "chat", "text": "gg", "id": 4, "junk": junk}));
+        assert_eq!(
+            chat.unwrap(),
+            json!({"type": "chat", "text": "gg", "id": 4})
+        );
+        let fire = json!({"type": "command", "command": {
+            "cmd": "fire", "target": {"board": 1, "at": [3, 4]}, "seat": 0, "junk": junk}});
+        let fire = forwarded(fire).unwrap();
+        assert_eq!(
+            fire,
+            json!({"type": "command", "command": {"cmd": "fire", "target": {"board": 1, "at": [3, 4]}}}),
+            "a command travels as the engine reads it"
+        );
+        // What travels reads as the same intent.
+        let Value::Object(command) = fire["command"].clone() else {
+            unreachable!()
+        };
+        assert!(protocol::intent(command).is_ok());
+    }
+
+    #[test]
+    fn frames_travel_as_the_owner_reads_them() {
+        for frame in [
+            json!({"type": "command", "command": {"cmd": "place_random"}}),
+            json!({"type": "command", "command": {"cmd": "resign"}}),
+            json!({"type": "command", "command": {"cmd": "timeout"}}),
+            json!({"type": "command", "command": {"cmd": "fly"}}),
+            json!({"type": "set_options", "teams": null}),
+            json!({"type": "start"}),
+        ] {
+            let sent = protocol::parse(&frame.to_string()).unwrap();
+            let travelled = forwarded(frame.clone()).unwrap();
+            let read = protocol::parse(&travelled.to_string()).unwrap();
+            assert_eq!(read.0.kind(), sent.0.kind(), "{frame}");
+            match (&read.0, &sent.0) {
+                (ClientFrame::Command { command: a }, ClientFrame::Command { command: b }) => {
+                    assert_eq!(
+                        protocol::intent(a.clone()).map_err(|e| e.code),
+                        protocol::intent(b.clone()).map_err(|e| e.code),
+                        "{frame}"
+                    );
+                }
+                (read, sent) => assert_eq!(read, sent, "{frame}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_frame_too_large_without_its_junk_is_refused() {
+        // A command the engine cannot read goes as it came: over the limit,
+        // it is refused before it leaves.
+        let big = json!({"type": "command", "command": {"cmd": "fly", "x": "y".repeat(20_000)}});
+        let refused = forwarded(big).unwrap_err();
+        assert_eq!(refused.code, "too_large");
+        let unreadable = forwarded(json!({"type": "chat"})).unwrap_err();
+        assert_eq!(unreadable.code, "bad_request");
     }
 }

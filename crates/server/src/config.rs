@@ -19,6 +19,10 @@ pub struct Config {
     /// address; more are answered 503 and closed.
     pub max_connections: usize,
     pub max_per_address: usize,
+    /// The share of `max_connections`, in percent, that the clients of one
+    /// network (an IPv4 /24, an IPv6 /48) may hold at once, so that nobody
+    /// with many addresses can fill the server and lock the others out.
+    pub network_share_percent: u32,
     /// Frames one connection may send per second on average, and in a burst.
     /// Far above what a person's clicks need; a flood is refused.
     pub frames_per_second: f64,
@@ -26,6 +30,9 @@ pub struct Config {
     /// Frames dropped for flooding (net of a few forgiven each second) before
     /// the connection is closed.
     pub flood_close: u32,
+    /// Chat lines one connection may send: a burst, then this many a minute.
+    pub chat_burst: u32,
+    pub chat_per_minute: f64,
     /// Rooms one address may create per minute on average, and in a burst.
     pub rooms_per_minute: f64,
     pub room_burst: u32,
@@ -57,10 +64,14 @@ pub struct Config {
     /// How long a node's hold on a room lasts unless renewed (renewed every
     /// third of it): a dead node's rooms move on within about this time.
     pub lease_ttl: Duration,
-    /// Load balancers in front of this node: their connections have no
-    /// per-address cap, and the client's address is read from the
-    /// `X-Real-IP` header they set (for the per-address limits).
+    /// Load balancers in front of this node: the client's address is read
+    /// from the `X-Real-IP` header they set, and every per-client limit
+    /// keys on it (the balancer's own connections count only on the
+    /// server's cap).
     pub trusted_proxies: Vec<IpAddr>,
+    /// Origins (`scheme://host[:port]`) besides the server's own whose pages
+    /// may open its WebSocket.
+    pub allowed_origins: Vec<String>,
     /// How long a quick match waits for a person before a bot is offered.
     pub match_wait: Duration,
 }
@@ -72,9 +83,12 @@ impl Default for Config {
             idle_room: Duration::from_secs(600),
             max_connections: 16_384,
             max_per_address: 64,
+            network_share_percent: 10,
             frames_per_second: 50.0,
             frame_burst: 200,
             flood_close: 500,
+            chat_burst: 5,
+            chat_per_minute: 30.0,
             rooms_per_minute: 10.0,
             room_burst: 10,
             unknown_codes_per_minute: 10.0,
@@ -92,6 +106,7 @@ impl Default for Config {
             bus: None,
             lease_ttl: Duration::from_secs(6),
             trusted_proxies: Vec::new(),
+            allowed_origins: Vec::new(),
             match_wait: Duration::from_secs(20),
         }
     }
@@ -105,6 +120,8 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
-/// The client's address, as the accept loop saw it, for every request.
+/// The client's address of every request, as its key for the limits
+/// (`address::address_key`: an IPv6 client by its /64): the peer's
+/// address, or behind a trusted load balancer the one it names.
 #[derive(Clone, Copy, Debug)]
 pub struct ClientAddr(pub IpAddr);

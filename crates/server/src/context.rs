@@ -12,6 +12,7 @@ use crate::config::{now_ms, Config};
 use crate::cpu::CpuPool;
 use crate::db::Db;
 use crate::outbox::ConnIds;
+use crate::replay_cache::ReplayCache;
 
 /// The wall clock rooms read: unix milliseconds, for timestamps and for the
 /// timers' deadlines as stored (timers themselves sleep on tokio's clock).
@@ -43,6 +44,9 @@ pub struct RoomContext {
     /// Ids for connections and for rooms' pool keys (one sequence, so that a
     /// room's key never equals another room's).
     pub ids: ConnIds,
+    /// Finished games' replays, built once and kept compressed (replay.rs
+    /// fills it; rooms have it built when a game ends).
+    pub replays: ReplayCache,
 }
 
 impl RoomContext {
@@ -54,6 +58,7 @@ impl RoomContext {
             config,
             clock: Clock::system(),
             ids: ConnIds::random(),
+            replays: ReplayCache::default(),
         }
     }
 

@@ -41,7 +41,11 @@ pub use records::{
     ChatRecord, CommandRecord, GameRecord, GameResults, Lease, MyGame, OpenRoom, Owner, PastGame,
     Ranked, RoomRecord, SeatKind, SeatRecord, SeatResult, StoredGame, Waiting,
 };
-use store::{LeaseStore, LogStore, PlayerStore, PublicStore, QueueStore, RoomStore, Store};
+pub use store::NodeClaim;
+use store::{
+    LeaseStore, LogStore, NodeStore, PlayerStore, PublicStore, QueueStore, ReplayStore, RoomStore,
+    Store,
+};
 
 use crate::ratings::Rating;
 
@@ -278,8 +282,9 @@ impl Db {
     }
 
     /// Takes a person out of the queue, if they wait from connection `conn`
-    /// (so that an old tab does not cancel a newer one's wait).
-    pub async fn dequeue(&self, player_id: i64, conn: u64) -> Result<(), DbError> {
+    /// (so that an old tab does not cancel a newer one's wait); `true` if
+    /// they did (`false`: a pairing took them out first).
+    pub async fn dequeue(&self, player_id: i64, conn: u64) -> Result<bool, DbError> {
         both!(self, store => store.dequeue(player_id, conn).await)
     }
 
@@ -341,5 +346,51 @@ impl Db {
     /// Who holds the room's lease, if anybody.
     pub async fn owner(&self, code: String) -> Result<Option<Owner>, DbError> {
         both!(self, store => store.owner(code).await)
+    }
+
+    // ----- replays and node names ----------------------------------------------------
+
+    /// A finished game's replay as built once: its tag and gzip-compressed
+    /// JSON (replay.rs), if it has been built.
+    pub async fn load_replay(&self, game_id: i64) -> Result<Option<(String, Vec<u8>)>, DbError> {
+        both!(self, store => store.load_replay(game_id).await)
+    }
+
+    /// Stores a finished game's replay (one already stored is kept).
+    pub async fn store_replay(
+        &self,
+        game_id: i64,
+        tag: String,
+        gzip: Vec<u8>,
+        now_ms: i64,
+    ) -> Result<(), DbError> {
+        both!(self, store => store.store_replay(game_id, tag, gzip, now_ms).await)
+    }
+
+    /// Takes the lease on the name `node` for this process (`instance`),
+    /// unless another live process holds it (cluster.rs, `NodeName`).
+    pub async fn claim_node(
+        &self,
+        node: String,
+        instance: String,
+        ttl: Duration,
+    ) -> Result<NodeClaim, DbError> {
+        both!(self, store => store.claim_node(node, instance, ttl).await)
+    }
+
+    /// Extends the lease on a node's name; `false` if another process has
+    /// taken the name.
+    pub async fn renew_node(
+        &self,
+        node: String,
+        instance: String,
+        ttl: Duration,
+    ) -> Result<bool, DbError> {
+        both!(self, store => store.renew_node(node, instance, ttl).await)
+    }
+
+    /// Gives a node's name up.
+    pub async fn release_node(&self, node: String, instance: String) -> Result<(), DbError> {
+        both!(self, store => store.release_node(node, instance).await)
     }
 }

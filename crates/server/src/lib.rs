@@ -19,8 +19,10 @@
 //! its generator.
 
 // The layers, bottom up; each uses only those above it in this list (and
-// the leaves: assets, cpu, db, limits, protocol, ratings, secret). Checked by
+// the leaves: address, assets, cpu, db, limits, protocol, ratings,
+// replay_cache, secret). Checked by
 // crates/broadside/tests/shape.rs; docs/ARCHITECTURE.md, "crates/server".
+mod address;
 mod assets;
 mod config;
 mod cpu;
@@ -29,6 +31,7 @@ mod lifecycle;
 mod limits;
 mod protocol;
 mod ratings;
+mod replay_cache;
 mod secret;
 pub mod stored;
 

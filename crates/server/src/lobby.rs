@@ -32,7 +32,6 @@ use crate::cpu::Key;
 use crate::db::Waiting;
 use crate::outbox::{ConnId, Control, RemoteSink};
 use crate::protocol::{self, Refusal, ServerFrame};
-use crate::ratings::PROVISIONAL_DEVIATION;
 use crate::registry::Registry;
 use crate::room::{Person, RoomSetup};
 
@@ -138,21 +137,24 @@ impl Lobby {
             .map_err(internal)
     }
 
-    /// Takes a person out of `preset`'s queue, if they wait from `conn`.
+    /// Takes a person out of `preset`'s queue, if they wait from `conn`:
+    /// `false` if they no longer did (a partner's pairing took them out
+    /// first, and their game is starting).
     pub async fn dequeue(
         &self,
         person: &Person,
         conn: ConnId,
         preset: Preset,
-    ) -> Result<(), Refusal> {
-        self.context
+    ) -> Result<bool, Refusal> {
+        let waited = self
+            .context
             .db
             .dequeue(person.player_id, conn)
             .await
             .map_err(internal)?;
         // The others here see one fewer; a failed read only delays that.
         let _ = self.refresh(preset).await;
-        Ok(())
+        Ok(waited)
     }
 
     /// The person who has waited longest for the same preset, taken out of
@@ -356,6 +358,7 @@ impl Lobby {
                     language: setup.language,
                     host,
                     rated: setup.rated,
+                    spectators_see_all: setup.options.spectators_see_all.unwrap_or(false),
                     updated: room.updated_ms,
                 })
             })
@@ -379,7 +382,7 @@ impl Lobby {
                 deviation: row.rating.deviation.round(),
                 games: row.rating.games,
                 wins: row.rating.wins,
-                provisional: row.rating.deviation > PROVISIONAL_DEVIATION,
+                provisional: row.rating.provisional(),
             })
             .collect();
         Ok(ServerFrame::Leaderboard { preset, players })

@@ -6,10 +6,14 @@
 use broadside_ai::Level;
 use broadside_engine::Intent;
 pub use broadside_protocol::{
-    close, parse, BotLevel, ClientFrame, CreateRoom, Hello, Refusal, Role, SeatChoice, ServerFrame,
-    SetOptions, LANGUAGES, MAX_CHAT_CHARS, MAX_FRAME_BYTES, MAX_NICKNAME_CHARS,
+    close, codes, parse, BotLevel, ClientFrame, CreateRoom, Hello, Refusal, Role, SeatChoice,
+    ServerFrame, SetOptions, LANGUAGES, MAX_CHAT_CHARS, MAX_FRAME_BYTES, MAX_NICKNAME_CHARS,
 };
 use broadside_protocol::{SeatKind, SeatSummary};
+use icu_properties::props::{
+    DefaultIgnorableCodePoint, GeneralCategory as G, GeneralCategoryGroup, WhiteSpace,
+};
+use icu_properties::{CodePointMapData, CodePointSetData};
 use serde_json::{Map, Value};
 
 use crate::db::SeatRecord;
@@ -32,12 +36,11 @@ pub fn wire_level(level: Level) -> BotLevel {
 /// is the zero-width joiner between two symbols, which composes emoji
 /// (👩‍🚀) and cannot disguise a name.
 fn visible_text(text: &str, allow_newline: bool) -> bool {
-    use unicode_properties::{GeneralCategory as G, UnicodeGeneralCategory};
     let chars: Vec<char> = text.chars().collect();
     let symbol = |c: Option<&char>| {
-        c.is_some_and(|c| {
+        c.is_some_and(|&c| {
             matches!(
-                c.general_category(),
+                category(c),
                 G::OtherSymbol | G::ModifierSymbol | G::NonspacingMark
             )
         })
@@ -50,7 +53,7 @@ fn visible_text(text: &str, allow_newline: bool) -> bool {
             return index > 0 && symbol(chars.get(index - 1)) && symbol(chars.get(index + 1));
         }
         !matches!(
-            c.general_category(),
+            category(c),
             G::Control
                 | G::Format
                 | G::LineSeparator
@@ -62,7 +65,39 @@ fn visible_text(text: &str, allow_newline: bool) -> bool {
     })
 }
 
-/// A nickname, trimmed and checked.
+/// A character's Unicode general category (from the ICU4X data).
+fn category(c: char) -> G {
+    CodePointMapData::<G>::new().get(c)
+}
+
+/// Whether a character in a name would draw nothing, or be drawn as empty
+/// space other than a plain space, so that a name could look blank or like
+/// another name with a gap: every default-ignorable code point (Unicode's
+/// own list: zero-width characters, the Hangul fillers U+115F, U+1160,
+/// U+3164 and U+FFA0, the combining grapheme joiner, variation selectors,
+/// …), every white space but U+0020, and the braille pattern blank U+2800,
+/// a symbol with no dots that no Unicode property marks as empty.
+/// Excepted: the zero-width joiner and the emoji variation selectors right
+/// after a symbol, which shape emoji (👩‍🚀, ❤️).
+fn blank_looking(chars: &[char], index: usize) -> bool {
+    const BRAILLE_PATTERN_BLANK: char = '\u{2800}';
+    let c = chars[index];
+    let after_symbol = index > 0
+        && matches!(
+            category(chars[index - 1]),
+            G::OtherSymbol | G::ModifierSymbol | G::NonspacingMark
+        );
+    if matches!(c, '\u{200D}' | '\u{FE0E}' | '\u{FE0F}') && after_symbol {
+        return false;
+    }
+    c == BRAILLE_PATTERN_BLANK
+        || CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c)
+        || (c != ' ' && CodePointSetData::new::<WhiteSpace>().contains(c))
+}
+
+/// A nickname, trimmed and checked: visible text (no control or invisible
+/// formatting characters), nothing blank-looking, and at least one letter
+/// or digit, so that every name can be read and told apart.
 pub fn clean_nickname(nickname: &str) -> Result<String, Refusal> {
     let nickname = nickname.trim();
     let chars = nickname.chars().count();
@@ -74,6 +109,23 @@ pub fn clean_nickname(nickname: &str) -> Result<String, Refusal> {
     if !visible_text(nickname, false) {
         return Err(Refusal::bad_request(
             "a nickname may not hold control or invisible formatting characters",
+        ));
+    }
+    let chars: Vec<char> = nickname.chars().collect();
+    if (0..chars.len()).any(|index| blank_looking(&chars, index)) {
+        return Err(Refusal::bad_request(
+            "a nickname may not hold blank-looking characters (fillers, zero-width or \
+             ignorable characters, spaces other than the plain space)",
+        ));
+    }
+    let letter_or_digit = |c: &char| {
+        (GeneralCategoryGroup::Letter.contains(category(*c))
+            || GeneralCategoryGroup::Number.contains(category(*c)))
+            && !CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(*c)
+    };
+    if !chars.iter().any(letter_or_digit) {
+        return Err(Refusal::bad_request(
+            "a nickname needs at least one letter or digit",
         ));
     }
     Ok(nickname.to_string())
@@ -198,6 +250,35 @@ mod tests {
             "👩\u{200D}🚀 Ana",
             "❤\u{FE0F} x",
         ] {
+            assert_eq!(clean_nickname(fine).as_deref(), Ok(fine), "{fine:?}");
+        }
+        // Issue 34: names that look blank, or hold no letter or digit.
+        for blank in [
+            "\u{2800}",
+            "\u{3164}",
+            "\u{115F}",
+            "\u{FFA0}",
+            "\u{200B}",
+            "\u{034F}",
+            "Ana\u{3164}",
+            "A\u{2800}na",
+            "An\u{115F}a",
+            "Ana\u{FFA0}",
+            "A\u{034F}na",
+            "Ana\u{00A0}Rui",
+            "Ana\u{3000}Rui",
+            "!!!",
+            "-_-",
+            "...",
+            "👩\u{200D}🚀",
+        ] {
+            assert_eq!(
+                clean_nickname(blank).map_err(|r| r.code),
+                Err(codes::BAD_REQUEST.into()),
+                "{blank:?}"
+            );
+        }
+        for fine in ["R2-D2", "٣", "Zoë 7", "ⓐna"] {
             assert_eq!(clean_nickname(fine).as_deref(), Ok(fine), "{fine:?}");
         }
         assert!(clean_chat("gg").is_ok());

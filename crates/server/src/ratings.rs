@@ -17,6 +17,11 @@ use skillratings::Outcomes;
 /// games to trust it), as lichess does.
 pub const PROVISIONAL_DEVIATION: f64 = 110.0;
 
+/// A rating stays provisional, and off the leaderboard, until its person
+/// has met this many different people in rated games of the preset (so
+/// that a pair of tokens cannot put one of them on top).
+pub const MIN_OPPONENTS: u32 = 5;
+
 /// One person's rating in one preset.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Rating {
@@ -25,6 +30,9 @@ pub struct Rating {
     pub volatility: f64,
     pub games: u32,
     pub wins: u32,
+    /// Different people met in rated games of the preset, as read (from
+    /// the rated pairs; not a stored column, and not changed by `rate`).
+    pub opponents: u32,
 }
 
 impl Default for Rating {
@@ -36,11 +44,17 @@ impl Default for Rating {
             volatility: start.volatility,
             games: 0,
             wins: 0,
+            opponents: 0,
         }
     }
 }
 
 impl Rating {
+    /// Too new to trust: shown as provisional and left off the leaderboard.
+    pub fn provisional(&self) -> bool {
+        self.deviation > PROVISIONAL_DEVIATION || self.opponents < MIN_OPPONENTS
+    }
+
     fn glicko(&self) -> Glicko2Rating {
         Glicko2Rating {
             rating: self.rating,
@@ -87,6 +101,7 @@ pub fn rate(
                 volatility: new.volatility,
                 games: old.games + 1,
                 wins: old.wins + u32::from(won),
+                opponents: old.opponents,
             },
         );
     }

@@ -23,7 +23,7 @@ use crate::conns::Conns;
 use crate::context::RoomContext;
 use crate::db::{Db, DbError};
 use crate::lifecycle::Lifecycle;
-use crate::limits::{AddressLimits, Addresses, Full, Slot};
+use crate::limits::{address_key, AddressLimits, Addresses, Full, Slot};
 use crate::lobby::Lobby;
 use crate::protocol::MAX_FRAME_BYTES;
 use crate::registry::Registry;
@@ -39,6 +39,9 @@ pub enum ServerError {
     Db(#[from] DbError),
     #[error("the bus: {0}")]
     Bus(String),
+    /// Another live node serves under this node's name.
+    #[error("{0}")]
+    NodeName(String),
 }
 
 /// Serves Broadside on `listener` until `shutdown` completes: restores every
@@ -55,6 +58,7 @@ pub async fn run(
     let addresses = Addresses::new(AddressLimits {
         max_connections: config.max_connections,
         max_per_address: config.max_per_address,
+        network_share_percent: config.network_share_percent,
         unknown_code_burst: config.unknown_code_burst,
         unknown_codes_per_minute: config.unknown_codes_per_minute,
         room_burst: config.room_burst,
@@ -76,6 +80,10 @@ pub async fn run(
     };
     // The layers, bottom up: what rooms need, the rooms, public play.
     let context = Arc::new(RoomContext::new(db, config));
+    // No two live processes serve under one name (cluster.rs).
+    let name = crate::cluster::NodeName::claim(&context)
+        .await
+        .map_err(ServerError::NodeName)?;
     let registry = Registry::new(context.clone(), cluster.clone(), lifecycle.clone());
     let conns = Arc::new(Conns::default());
     let lobby = Lobby::new(
@@ -139,7 +147,7 @@ pub async fn run(
         };
         let proxy = shared.config().trusted_proxies.contains(&peer.ip());
         match shared.addresses.admit(peer.ip(), proxy) {
-            Ok(slot) => serve_connection(&shared, &app, tcp, slot),
+            Ok(slot) => serve_connection(&shared, &app, tcp, peer.ip(), slot),
             Err(full) => {
                 tokio::spawn(refuse_connection(tcp, full));
             }
@@ -150,6 +158,9 @@ pub async fn run(
     let lifecycle = shared.lifecycle.clone();
     drop(shared);
     stopper.stop(&lifecycle, Duration::from_secs(5)).await;
+    if let Some(name) = name {
+        name.release().await;
+    }
     Ok(())
 }
 
@@ -209,11 +220,10 @@ impl tokio::io::AsyncWrite for Counted {
 
 /// Serves HTTP on one accepted connection: the request must arrive whole within
 /// `request_timeout`, and the connection is kept for a WebSocket upgrade.
-fn serve_connection(shared: &Arc<Shared>, app: &Router, tcp: TcpStream, slot: Slot) {
+fn serve_connection(shared: &Arc<Shared>, app: &Router, tcp: TcpStream, peer: IpAddr, slot: Slot) {
     // Frames are small and answer a person's click: send them at once rather
     // than wait for Nagle's algorithm to batch them with an acknowledgement.
     let _ = tcp.set_nodelay(true);
-    let peer = slot.ip();
     let proxy = shared.config().trusted_proxies.contains(&peer);
     let io = TokioIo::new(Counted { tcp, _slot: slot });
     let app = app.clone();
@@ -226,9 +236,19 @@ fn serve_connection(shared: &Arc<Shared>, app: &Router, tcp: TcpStream, slot: Sl
             .and_then(|value| value.trim().parse::<IpAddr>().ok())
             .unwrap_or(peer);
         let mut request = request.map(axum::body::Body::new);
-        request.extensions_mut().insert(ClientAddr(client));
+        // Every limit keys on the client's key (an IPv6 client by its /64).
+        request
+            .extensions_mut()
+            .insert(ClientAddr(address_key(client)));
+        if proxy {
+            request.extensions_mut().insert(Proxied);
+        }
         let mut app = app.clone();
-        async move { app.call(request).await }
+        async move {
+            let mut response = app.call(request).await?;
+            secure(response.headers_mut());
+            Ok::<_, std::convert::Infallible>(response)
+        }
     });
     let request_timeout = shared.config().request_timeout;
     let mut shutdown = shared.lifecycle.shutdown_signal();
@@ -251,16 +271,60 @@ fn serve_connection(shared: &Arc<Shared>, app: &Router, tcp: TcpStream, slot: Sl
     });
 }
 
+/// Marks a request that came through a trusted load balancer: its client
+/// (`X-Real-IP`) is counted against the per-client caps at the upgrade.
+#[derive(Clone, Copy, Debug)]
+struct Proxied;
+
+/// The Content-Security-Policy of every response: the page loads its
+/// scripts, styles, translations and WebSocket from this server only (no
+/// inline script or style), its icon may be a `data:` image, and no other
+/// site may frame it (clickjacking).
+const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' data:; \
+connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; \
+frame-ancestors 'none'";
+
+/// The security headers every response carries: the policy above, no
+/// content sniffing, no framing for browsers that predate frame-ancestors,
+/// and no referrer (a room's invitation link holds its code, which must not
+/// reach other sites).
+fn secure(headers: &mut axum::http::HeaderMap) {
+    use axum::http::{HeaderName, HeaderValue};
+    for (name, value) in SECURITY_HEADERS {
+        headers.insert(
+            HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        );
+    }
+}
+
+const SECURITY_HEADERS: &[(&str, &str)] = &[
+    ("content-security-policy", CONTENT_SECURITY_POLICY),
+    ("x-content-type-options", "nosniff"),
+    ("x-frame-options", "DENY"),
+    ("referrer-policy", "no-referrer"),
+];
+
+/// The text of a connection refused for a cap.
+fn full_text(full: Full) -> &'static str {
+    match full {
+        Full::Server => "the server has too many connections; try again later\n",
+        Full::Address => "too many connections from your address; close some and try again\n",
+        Full::Network => "too many connections from your network; try again later\n",
+    }
+}
+
 /// Answers a connection over a limit with 503 and closes it.
 async fn refuse_connection(mut tcp: TcpStream, full: Full) {
     use tokio::io::AsyncWriteExt;
-    let body = match full {
-        Full::Server => "the server has too many connections; try again later\n",
-        Full::Address => "too many connections from your address; close some and try again\n",
-    };
+    let body = full_text(full);
+    let headers: String = SECURITY_HEADERS
+        .iter()
+        .map(|(name, value)| format!("{name}: {value}\r\n"))
+        .collect();
     let response = format!(
         "HTTP/1.1 503 Service Unavailable\r\ncontent-type: text/plain; charset=utf-8\r\n\
-         content-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
+         {headers}content-length: {}\r\nretry-after: 5\r\nconnection: close\r\n\r\n{body}",
         body.len()
     );
     let _ = tokio::time::timeout(Duration::from_secs(2), async {
@@ -307,11 +371,37 @@ pub fn serve_until_ctrl_c(
     })
 }
 
+/// `GET /ws`: a page of another site may not open it (its Origin must be
+/// this server's or allowed by `--allow-origin`), and a client carried by a
+/// trusted load balancer is counted against its own caps while it is open.
 async fn upgrade(
     upgrade: WebSocketUpgrade,
     State(shared): State<Arc<Shared>>,
     Extension(ClientAddr(ip)): Extension<ClientAddr>,
+    proxied: Option<Extension<Proxied>>,
+    headers: axum::http::HeaderMap,
 ) -> Response {
+    if !origin_allowed(&headers, &shared.config().allowed_origins) {
+        return (
+            StatusCode::FORBIDDEN,
+            "this WebSocket is for the pages of this server (Origin refused; see --allow-origin)\n",
+        )
+            .into_response();
+    }
+    let slot = match proxied {
+        Some(_) => match shared.addresses.admit_client(ip) {
+            Ok(slot) => Some(slot),
+            Err(full) => {
+                return (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    [(header::RETRY_AFTER, "5")],
+                    full_text(full),
+                )
+                    .into_response()
+            }
+        },
+        None => None,
+    };
     upgrade
         // Frames over the protocol's limit close the connection (1009)
         // before they are read whole; small buffers keep an idle connection
@@ -320,7 +410,64 @@ async fn upgrade(
         .max_frame_size(MAX_FRAME_BYTES)
         .read_buffer_size(READ_BUFFER)
         .write_buffer_size(0)
-        .on_upgrade(move |socket| connection::run(socket, shared, ip))
+        .on_upgrade(move |socket| async move {
+            connection::run(socket, shared, ip).await;
+            drop(slot);
+        })
+}
+
+/// Whether a WebSocket upgrade's `Origin` may open this server's WebSocket:
+/// one of `allowed` (exactly, as `scheme://host[:port]`), or the server's own
+/// host (the request's `Host`; ports are compared when both name one, since a
+/// proxy may pass the host without its port). No `Origin` at all is a client
+/// that is not a web page (the terminal client, bots), which no page can
+/// pretend to be.
+fn origin_allowed(headers: &axum::http::HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let origin = origin.trim().trim_end_matches('/');
+    if allowed.iter().any(|allowed| {
+        allowed
+            .trim()
+            .trim_end_matches('/')
+            .eq_ignore_ascii_case(origin)
+    }) {
+        return true;
+    }
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    let Some((scheme, authority)) = origin.split_once("://") else {
+        return false;
+    };
+    if !(scheme.eq_ignore_ascii_case("http") || scheme.eq_ignore_ascii_case("https")) {
+        return false;
+    }
+    let (origin_host, origin_port) = host_and_port(authority);
+    let (own_host, own_port) = host_and_port(host.trim());
+    origin_host.eq_ignore_ascii_case(own_host)
+        && match (origin_port, own_port) {
+            (Some(a), Some(b)) => a == b,
+            _ => true,
+        }
+}
+
+/// `host[:port]` (an IPv6 host in brackets) split at its port.
+fn host_and_port(authority: &str) -> (&str, Option<&str>) {
+    if authority.starts_with('[') {
+        return match authority.find(']') {
+            Some(end) => (&authority[..=end], authority[end + 1..].strip_prefix(':')),
+            None => (authority, None),
+        };
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) => (host, Some(port)),
+        None => (authority, None),
+    }
 }
 
 /// `GET /api/games/<ID>` (replay.rs).
@@ -328,8 +475,9 @@ async fn replay(
     State(shared): State<Arc<Shared>>,
     Extension(ClientAddr(ip)): Extension<ClientAddr>,
     Path(id): Path<String>,
+    headers: axum::http::HeaderMap,
 ) -> Response {
-    crate::replay::game(&shared.context, ip, &id).await
+    crate::replay::game(&shared.context, ip, &id, &headers).await
 }
 
 /// Bytes read from a socket at a time: a client's frames are small, and a

@@ -1,6 +1,6 @@
 //! Whole games over real WebSockets: two people, a person and a bot, the lobby.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

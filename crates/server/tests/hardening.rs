@@ -3,7 +3,7 @@
 //! sockets that never spoke, code sweeps, seeing more than a seat may, spoofed
 //! names, frames that broke the WebSocket, and floods that never ended.
 
-mod common;
+use crate::common;
 
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
 //! Malformed, oversized, unknown and illegal frames get a clear error and change
 //! nothing.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

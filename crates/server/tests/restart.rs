@@ -1,7 +1,7 @@
 //! Durability: a server shut down mid-game and started again on the same
 //! database resumes every game exactly, timers included.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! the stored log through the engine and checks that every state frame is
 //! exactly the engine's view (and filtered events) for that viewer.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

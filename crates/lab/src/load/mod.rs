@@ -33,7 +33,7 @@ mod extras;
 mod game;
 mod player;
 mod probe;
-mod process;
+pub(crate) mod process;
 mod report;
 mod resume;
 mod shared;

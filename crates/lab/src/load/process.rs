@@ -65,7 +65,7 @@ fn is_local(ip: IpAddr) -> bool {
 }
 
 /// The local process that listens for connections to `target`, if any.
-pub(super) fn find_listener(target: SocketAddr) -> Option<u32> {
+pub(crate) fn find_listener(target: SocketAddr) -> Option<u32> {
     let mut wanted = Vec::new();
     for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
         if let Ok(text) = std::fs::read_to_string(table) {
@@ -108,7 +108,7 @@ pub(super) fn rss_mib(pid: u32) -> Option<f64> {
 }
 
 /// User plus system CPU time of a process, in seconds.
-pub(super) fn process_cpu_seconds(pid: u32) -> Option<f64> {
+pub(crate) fn process_cpu_seconds(pid: u32) -> Option<f64> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The fields after the command name (which may hold spaces) start at the
     // state, field 3; utime and stime are fields 14 and 15.

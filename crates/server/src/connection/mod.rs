@@ -27,7 +27,7 @@ use crate::config::Config;
 use crate::limits::Bucket;
 use crate::lobby::QueueNews;
 use crate::outbox::{ConnId, Control, Outbox};
-use crate::protocol::{self, close, ClientFrame, Refusal, Role, ServerFrame};
+use crate::protocol::{self, close, codes, ClientFrame, Refusal, Role, ServerFrame};
 use crate::registry::Link;
 use crate::room::{Person, Request};
 use crate::secret;
@@ -45,6 +45,9 @@ struct Connection {
     /// The room this connection is in, and where it lives.
     room: Option<Linked>,
     frames: Bucket,
+    /// Chat lines, rationed apart from the frames: a room's talk must not
+    /// be drowned by one voice.
+    chat: Bucket,
     /// Drops the connection may still afford before it is closed for flooding.
     flood: Bucket,
     /// Whether the last frame was dropped (the first of a flood is answered).
@@ -127,6 +130,7 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
         person: None,
         room: None,
         frames: Bucket::new(config.frame_burst, config.frames_per_second),
+        chat: Bucket::new(config.chat_burst, config.chat_per_minute / 60.0),
         flood: Bucket::new(config.flood_close, FLOOD_FORGIVEN_PER_SECOND),
         flooding: false,
         lang: None,
@@ -359,11 +363,45 @@ impl Connection {
             ClientFrame::JoinRoom(join) => self.join_by_code(person, &join.code, join.role).await,
             ClientFrame::Leave => self.leave().await,
             frame => {
+                if matches!(frame, ClientFrame::Chat { .. }) && self.room.is_some() {
+                    self.take_chat_line()?;
+                }
                 let request =
                     Request::from_frame(frame).expect("every other frame is a room's request");
                 self.hand_to_room(request, text, id).await
             }
         }
+    }
+
+    /// Spends a chat line of this connection's ration, or says how long to wait.
+    fn take_chat_line(&mut self) -> Result<(), Refusal> {
+        if self.chat.take() {
+            return Ok(());
+        }
+        let config = self.shared.config();
+        Err(Refusal::new(
+            codes::CHAT_RATE_LIMITED,
+            format!(
+                "too many chat lines: {} at once, then {} a minute",
+                config.chat_burst, config.chat_per_minute
+            ),
+        ))
+    }
+
+    /// Whether the person holds a seat in room `code` (a lobby or an
+    /// unfinished game): joining it is coming back, never a guess at a code,
+    /// so no ration of the address (shared with others behind the same
+    /// NAT) may refuse it.
+    pub(super) async fn holds_seat_in(&self, person: &Person, code: &str) -> bool {
+        let Some(code) = secret::normalize_code(code) else {
+            return false;
+        };
+        self.shared
+            .context
+            .db
+            .my_games(person.player_id)
+            .await
+            .is_ok_and(|games| games.iter().any(|game| game.code == code))
     }
 
     /// Sends the lobby's answer, or passes on its refusal.

@@ -10,7 +10,7 @@ use tokio::time::Instant;
 use super::{Connection, MatchEvent, Matching};
 use crate::cpu::Key;
 use crate::db::Waiting;
-use crate::protocol::{self, Refusal, Role, ServerFrame};
+use crate::protocol::{self, codes, Refusal, Role, ServerFrame};
 use crate::room::Person;
 
 impl Connection {
@@ -21,6 +21,10 @@ impl Connection {
         person: Person,
         preset: Preset,
     ) -> Result<(), Refusal> {
+        // A pairing makes a room: an address out of new rooms cannot queue.
+        if !self.shared.addresses.may_make_room(self.ip) {
+            return Err(self.too_many_rooms());
+        }
         let lobby = self.shared.lobby.clone();
         let since = Instant::now();
         self.matching = Some(Matching {
@@ -49,6 +53,12 @@ impl Connection {
             return Ok(false);
         };
         let preset = matching.preset;
+        // The pairing connection's address pays for the room (issue 34:
+        // pairings made rooms past the room limit). Out of rooms, it waits
+        // for a partner whose address may pair.
+        if !self.shared.addresses.may_make_room(self.ip) {
+            return Ok(false);
+        }
         let partner = self
             .shared
             .lobby
@@ -56,6 +66,7 @@ impl Connection {
             .await?;
         match partner {
             Some(partner) => {
+                self.shared.addresses.take_new_room(self.ip);
                 self.start_match(person.clone(), preset, partner).await?;
                 Ok(true)
             }
@@ -145,8 +156,8 @@ impl Connection {
     /// A quick match paired this connection into room `code` (made by the
     /// partner's connection, maybe on another node).
     pub(super) async fn matched(&mut self, code: String) {
-        // Even after a `cancel_match` that crossed the pairing: the partner's
-        // game has started with this person seated.
+        // A `cancel_match` that crossed the pairing found the person gone
+        // from the queue and was answered `paired`: this is that game.
         self.matching = None;
         let Some(person) = self.person.clone() else {
             return;
@@ -158,9 +169,18 @@ impl Connection {
 
     /// `accept_bot`: leaves the queue for a game against a bot, at once.
     pub(super) async fn accept_bot(&mut self, person: Person) -> Result<(), Refusal> {
+        if self.matching.is_none() {
+            return Err(not_matching());
+        }
+        if !self.shared.addresses.take_new_room(self.ip) {
+            return Err(self.too_many_rooms());
+        }
         let matching = self.matching.take().ok_or_else(not_matching)?;
         let lobby = self.shared.lobby.clone();
-        lobby.dequeue(&person, self.id, matching.preset).await?;
+        if !lobby.dequeue(&person, self.id, matching.preset).await? {
+            // Paired meanwhile: that game is starting.
+            return Err(super::rooms::paired());
+        }
         let level = lobby.bot_level(&person, matching.preset).await;
         let code = lobby
             .bot_game(
@@ -174,15 +194,34 @@ impl Connection {
         self.join(person, code, Role::Player).await
     }
 
-    /// `cancel_match`.
+    /// `cancel_match`: `match_cancelled` only if the person was still in
+    /// the queue; a pairing that took them out first wins (`paired`), so
+    /// that no game starts after `match_cancelled`.
     pub(super) async fn cancel_match(&mut self, person: &Person) -> Result<(), Refusal> {
         let matching = self.matching.take().ok_or_else(not_matching)?;
-        self.shared
+        let waited = self
+            .shared
             .lobby
             .dequeue(person, self.id, matching.preset)
             .await?;
+        if !waited {
+            return Err(super::rooms::paired());
+        }
         self.send(ServerFrame::MatchCancelled.to_text());
         Ok(())
+    }
+}
+
+impl Connection {
+    /// The refusal of a new room (or a pairing) past the address's ration.
+    pub(super) fn too_many_rooms(&self) -> Refusal {
+        Refusal::new(
+            codes::RATE_LIMITED,
+            format!(
+                "too many new rooms from your address (quick matches included): at most {} a minute",
+                self.shared.config().rooms_per_minute
+            ),
+        )
     }
 }
 

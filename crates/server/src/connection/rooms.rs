@@ -9,7 +9,7 @@ use tokio::time::Instant;
 use super::{internal, not_in_room, Connection, Linked};
 use crate::cluster::{LinkError, RemoteOp, REQUEST_TIMEOUT};
 use crate::cpu::Key;
-use crate::protocol::{self, CreateRoom, Refusal, Role};
+use crate::protocol::{self, codes, CreateRoom, Refusal, Role};
 use crate::registry::Link;
 use crate::room::{Joining, Person, Request, RoomMsg, RoomSetup};
 use crate::secret;
@@ -61,11 +61,8 @@ impl Connection {
                     room.send(message).await.map_err(|_| LinkError::Gone)
                 }
                 Link::Remote { .. } => {
-                    let op = RemoteOp::Request {
-                        node: self.shared.config().node.clone(),
-                        conn: self.id,
-                        text: text.to_string(),
-                    };
+                    // Only the typed frame travels (cluster.rs).
+                    let op = RemoteOp::request(self.shared.config().node.clone(), self.id, text)?;
                     self.remote(&code, &op).await
                 }
             };
@@ -119,12 +116,28 @@ impl Connection {
         self.attach(person, linked.code, linked.role).await
     }
 
+    /// Out of the quick-match queue before going into a room, so that no
+    /// pairing pulls the person out of it later. Refused (`paired`) if a
+    /// pairing took them out first: that game is starting.
+    pub(super) async fn leave_queue(&mut self, person: &Person) -> Result<(), Refusal> {
+        let Some(matching) = self.matching.take() else {
+            return Ok(());
+        };
+        let lobby = self.shared.lobby.clone();
+        if lobby.dequeue(person, self.id, matching.preset).await? {
+            Ok(())
+        } else {
+            Err(paired())
+        }
+    }
+
     /// `create_room`: a new room with this person as host, joined at once.
     pub(super) async fn create_room(
         &mut self,
         person: Person,
         create: CreateRoom,
     ) -> Result<(), Refusal> {
+        self.leave_queue(&person).await?;
         if !self.shared.addresses.take_new_room(self.ip) {
             return Err(Refusal::new(
                 "rate_limited",
@@ -166,8 +179,10 @@ impl Connection {
         code: &str,
         role: Role,
     ) -> Result<(), Refusal> {
+        self.leave_queue(&person).await?;
         let addresses = self.shared.addresses.clone();
-        if !addresses.may_guess(self.ip) {
+        // Coming back to one's own seat is never a guess (issue 34).
+        if !addresses.may_guess(self.ip) && !self.holds_seat_in(&person, code).await {
             return Err(Refusal::new(
                 "rate_limited",
                 format!(
@@ -196,9 +211,47 @@ impl Connection {
     ) -> Result<(), Refusal> {
         // Out of the current room first, and only then into the next: once the
         // old room has confirmed, it sends nothing more, so every frame after
-        // the new `room` frame belongs to the new room.
-        self.detach().await;
+        // the new `room` frame belongs to the new room. A lobby seat there is
+        // given up: a person holds one lobby seat at a time.
+        let same = self.room.as_ref().is_some_and(|linked| linked.code == code);
+        if same {
+            self.detach().await;
+        } else {
+            self.release().await;
+        }
         self.attach(person, code, role).await
+    }
+
+    /// Leaves the current room, if any, for another: its lobby seat is given
+    /// up (a running game's seat is kept, R-11.2). Waits until the room has
+    /// let go of this connection.
+    async fn release(&mut self) {
+        let Some(linked) = self.room.take() else {
+            return;
+        };
+        self.shared.conns.set_link(self.id, None);
+        match &linked.link {
+            Link::Local(room) => {
+                let (done, confirmed) = oneshot::channel();
+                let message = RoomMsg::Release {
+                    conn: self.id,
+                    done,
+                };
+                if room.send(message).await.is_ok() {
+                    let _ = confirmed.await;
+                }
+            }
+            Link::Remote { .. } => {
+                // The remote room hears a `leave` (its seat given up before
+                // the start; its `left` frame, sent before the new `room`
+                // frame, is harmless).
+                let op = RemoteOp::Leave {
+                    node: self.shared.config().node.clone(),
+                    conn: self.id,
+                };
+                let _ = self.remote(&linked.code, &op).await;
+            }
+        }
     }
 
     /// Joins room `code` wherever it lives. A room whose node does not answer
@@ -305,6 +358,14 @@ impl Connection {
             }
         }
     }
+}
+
+/// A quick match took the person out of the queue first.
+pub(super) fn paired() -> Refusal {
+    Refusal::new(
+        codes::PAIRED,
+        "a quick match has just paired you; your game is starting",
+    )
 }
 
 /// A room frame read again from its text (to hand it to a room that moved).

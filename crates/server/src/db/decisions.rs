@@ -23,10 +23,21 @@ pub(crate) fn check_command(record: &CommandRecord) -> Result<(), DbError> {
     }
 }
 
+/// The same two people count at most this many rated games against each
+/// other in [`PAIR_WINDOW_MS`]; a game past it is stored unrated.
+pub const PAIR_GAMES: u32 = 3;
+
+/// The pair limit's window: the last 24 hours (rolling), by the server's
+/// clock.
+pub const PAIR_WINDOW_MS: i64 = 24 * 60 * 60 * 1000;
+
 /// A finished game's result rows and, when it is rated, its people's new
 /// ratings, written through `tx`: the transaction of the game's last command,
 /// after its fence. A person alone (among bots) has nobody to be rated
-/// against: nothing of their rating is read, created or changed.
+/// against: nothing of their rating is read, created or changed. A game
+/// whose people include a pair that has already played [`PAIR_GAMES`] rated
+/// games in the window is stored unrated (every pair, so that a room of
+/// many seats cannot carry a pair past the limit).
 pub(crate) async fn store_results<T: ResultsTx>(
     tx: &mut T,
     game_id: i64,
@@ -38,12 +49,35 @@ pub(crate) async fn store_results<T: ResultsTx>(
     let mut after = BTreeMap::new();
     if results.rated && placings.len() >= 2 {
         let players: Vec<i64> = placings.keys().copied().collect();
-        before = tx.lock_ratings(&players, &results.preset, at_ms).await?;
-        after = ratings::rate(&placings, &before);
-        tx.write_ratings(&results.preset, at_ms, &after).await?;
+        let locked = tx.lock_ratings(&players, &results.preset, at_ms).await?;
+        let pairs = pairs_of(&players);
+        let played = tx
+            .rated_games_of_pairs(&pairs, at_ms - PAIR_WINDOW_MS)
+            .await?;
+        if played.iter().all(|&games| games < PAIR_GAMES) {
+            before = locked;
+            after = ratings::rate(&placings, &before);
+            tx.write_ratings(&results.preset, at_ms, &after).await?;
+            tx.write_rated_pairs(game_id, &results.preset, at_ms, &pairs)
+                .await?;
+        }
     }
     tx.write_results(game_id, &result_rows(results, &before, &after))
         .await
+}
+
+/// Every pair of distinct people, each as `(smaller id, larger id)`.
+fn pairs_of(players: &[i64]) -> Vec<(i64, i64)> {
+    let mut people = players.to_vec();
+    people.sort_unstable();
+    people.dedup();
+    let mut pairs = Vec::new();
+    for (index, &a) in people.iter().enumerate() {
+        for &b in &people[index + 1..] {
+            pairs.push((a, b));
+        }
+    }
+    pairs
 }
 
 /// Each seat's result row: placing, and its person's rating change if the
@@ -190,6 +224,7 @@ pub(crate) fn stored_rating(
         volatility,
         games: small(games, "games")?,
         wins: small(wins, "wins")?,
+        opponents: 0,
     })
 }
 
@@ -315,6 +350,9 @@ mod tests {
     /// Records what `store_results` asks of a transaction.
     #[derive(Default)]
     struct Recorder {
+        /// The rated games every pair has played in the window already.
+        played: u32,
+        pairs: Vec<(i64, i64)>,
         locked: Vec<i64>,
         ratings: BTreeMap<i64, Rating>,
         results: Vec<ResultRow>,
@@ -338,6 +376,25 @@ mod tests {
             ratings: &BTreeMap<i64, Rating>,
         ) -> Result<(), DbError> {
             self.ratings.extend(ratings);
+            Ok(())
+        }
+
+        async fn rated_games_of_pairs(
+            &mut self,
+            pairs: &[(i64, i64)],
+            _since_ms: i64,
+        ) -> Result<Vec<u32>, DbError> {
+            Ok(pairs.iter().map(|_| self.played).collect())
+        }
+
+        async fn write_rated_pairs(
+            &mut self,
+            _game_id: i64,
+            _preset: &str,
+            _at_ms: i64,
+            pairs: &[(i64, i64)],
+        ) -> Result<(), DbError> {
+            self.pairs.extend_from_slice(pairs);
             Ok(())
         }
 
@@ -368,8 +425,15 @@ mod tests {
     }
 
     fn store(results: &GameResults) -> Recorder {
+        store_after(results, 0)
+    }
+
+    fn store_after(results: &GameResults, played: u32) -> Recorder {
         use futures_util::FutureExt;
-        let mut tx = Recorder::default();
+        let mut tx = Recorder {
+            played,
+            ..Recorder::default()
+        };
         store_results(&mut tx, 1, 2, results)
             .now_or_never()
             .expect("the recorder never waits")
@@ -381,6 +445,7 @@ mod tests {
     fn results_rate_people_only_against_people() {
         let duel = store(&results(true, &[Some(3), Some(4)]));
         assert_eq!(duel.locked, [3, 4]);
+        assert_eq!(duel.pairs, [(3, 4)]);
         assert_eq!(duel.ratings.len(), 2);
         assert_eq!(duel.results[0].rating_before, Some(1500.0));
         assert_eq!(duel.results[0].rating_after, Some(duel.ratings[&3].rating));
@@ -396,5 +461,16 @@ mod tests {
         let friendly = store(&results(false, &[Some(3), Some(4)]));
         assert!(friendly.locked.is_empty() && friendly.ratings.is_empty());
         assert_eq!(friendly.results.len(), 2);
+    }
+
+    #[test]
+    fn a_pair_past_its_daily_games_is_stored_unrated() {
+        let third = store_after(&results(true, &[Some(3), Some(4)]), PAIR_GAMES - 1);
+        assert_eq!(third.ratings.len(), 2, "the third game of the day counts");
+        let fourth = store_after(&results(true, &[Some(3), Some(4)]), PAIR_GAMES);
+        assert!(fourth.ratings.is_empty() && fourth.pairs.is_empty());
+        assert_eq!(fourth.results.len(), 2);
+        assert_eq!(fourth.results[0].rating_before, None, "no change shown");
+        assert_eq!(pairs_of(&[5, 3, 4]), [(3, 4), (3, 5), (4, 5)]);
     }
 }

@@ -196,6 +196,9 @@ pub struct ChatRecord {
     pub nickname: String,
     pub text: String,
     pub at_ms: i64,
+    /// Said by a watcher while the game ran: for watchers only, on joining
+    /// again too (docs/protocol.md, "Watchers").
+    pub watchers: bool,
 }
 
 /// A node's hold on one room: the fencing token every write for the room

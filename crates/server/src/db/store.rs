@@ -36,7 +36,7 @@ use crate::ratings::Rating;
 
 /// Everything a backend provides.
 pub(crate) trait Store:
-    PlayerStore + RoomStore + LogStore + PublicStore + QueueStore + LeaseStore
+    PlayerStore + RoomStore + LogStore + PublicStore + QueueStore + LeaseStore + ReplayStore + NodeStore
 {
     /// Whether several nodes may share this database (then leases matter).
     fn is_shared(&self) -> bool;
@@ -174,6 +174,25 @@ pub(crate) trait ResultsTx {
         ratings: &BTreeMap<i64, Rating>,
     ) -> impl Future<Output = Result<(), DbError>>;
 
+    /// How many rated games each pair of people (`(a, b)`, `a < b`) played
+    /// together since `since_ms`, in any preset, in the order of `pairs`.
+    /// Called after `lock_ratings`, whose locks order concurrent games of
+    /// the same people, so each sees the pairs the one before it wrote.
+    fn rated_games_of_pairs(
+        &mut self,
+        pairs: &[(i64, i64)],
+        since_ms: i64,
+    ) -> impl Future<Output = Result<Vec<u32>, DbError>>;
+
+    /// Stores the pairs of people a rated game rated.
+    fn write_rated_pairs(
+        &mut self,
+        game_id: i64,
+        preset: &str,
+        at_ms: i64,
+        pairs: &[(i64, i64)],
+    ) -> impl Future<Output = Result<(), DbError>>;
+
     /// Stores the game's result rows.
     fn write_results(
         &mut self,
@@ -227,12 +246,12 @@ pub(crate) trait QueueStore {
         now_ms: i64,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
 
-    /// Removes the person's row if it is connection `conn`'s.
+    /// Removes the person's row if it is connection `conn`'s; `true` if it was there.
     fn dequeue(
         &self,
         player_id: i64,
         conn: u64,
-    ) -> impl Future<Output = Result<(), DbError>> + Send;
+    ) -> impl Future<Output = Result<bool, DbError>> + Send;
 
     /// If `me` waits from `conn`: the preset and everybody who waits for it
     /// (`me` too), in no particular order.
@@ -297,6 +316,67 @@ pub(crate) trait LeaseStore {
 
     /// Who holds the room's lease, if anybody, and whether it is still live.
     fn owner(&self, code: String) -> impl Future<Output = Result<Option<Owner>, DbError>> + Send;
+}
+
+/// Finished games' replays as built once (replay.rs): the tag of the JSON
+/// and the JSON gzip-compressed. Not behind a fence: a finished game no
+/// longer changes, and any node may build its replay.
+pub(crate) trait ReplayStore {
+    /// The stored replay of a game, if it has been built.
+    fn load_replay(
+        &self,
+        game_id: i64,
+    ) -> impl Future<Output = Result<Option<(String, Vec<u8>)>, DbError>> + Send;
+
+    /// Stores a game's replay; one already stored is kept.
+    fn store_replay(
+        &self,
+        game_id: i64,
+        tag: String,
+        gzip: Vec<u8>,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+/// Nodes' names: a lease per name (held by one running process, its
+/// *instance*), so that two live processes never serve under one name
+/// (trivial where one process owns the database).
+pub(crate) trait NodeStore {
+    /// Takes the name for `instance` if nobody holds it, its lease has
+    /// expired or `instance` itself holds it; one atomic step.
+    fn claim_node(
+        &self,
+        node: String,
+        instance: String,
+        ttl: Duration,
+    ) -> impl Future<Output = Result<NodeClaim, DbError>> + Send;
+
+    /// Extends the lease; `false` if another instance has taken the name.
+    fn renew_node(
+        &self,
+        node: String,
+        instance: String,
+        ttl: Duration,
+    ) -> impl Future<Output = Result<bool, DbError>> + Send;
+
+    /// Gives the name up, if `instance` still holds it.
+    fn release_node(
+        &self,
+        node: String,
+        instance: String,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+/// What [`NodeStore::claim_node`] found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NodeClaim {
+    /// The name is the caller's now.
+    Held,
+    /// Another instance holds it, for this much longer unless it renews.
+    Taken {
+        instance: String,
+        expires_in: Duration,
+    },
 }
 
 /// A room as a backend reads it, before the shared checks.

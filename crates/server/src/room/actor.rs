@@ -2,7 +2,7 @@
 //! loop (messages, the timer, the bots' moves, the lease's renewal), and how
 //! it lets the room go.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use broadside_engine::{Command, Phase, Rules};
@@ -42,6 +42,7 @@ impl Room {
         guest: Option<Person>,
         bots: &[(usize, Level)],
     ) -> Result<Option<Room>, Refusal> {
+        super::rated::check_rated_setup(&setup, &rules)?;
         let mut seats = vec![Occupant::Open; setup.seats];
         seats[0] = Occupant::Person(creator);
         if let (Some(guest), Some(seat)) = (guest, seats.get_mut(1)) {
@@ -76,6 +77,8 @@ impl Room {
             fenced: false,
             ratings: BTreeMap::new(),
             rematch: Vec::new(),
+            ready: BTreeSet::new(),
+            addresses: BTreeMap::new(),
         };
         let context = &room.context;
         let created = context
@@ -135,6 +138,8 @@ impl Room {
             fenced: false,
             ratings: BTreeMap::new(),
             rematch: Vec::new(),
+            ready: BTreeSet::new(),
+            addresses: BTreeMap::new(),
         };
         room.schedule_bots();
         Ok(room)
@@ -162,11 +167,13 @@ impl Room {
             Some(stored) => {
                 let mut bots = BTreeMap::new();
                 let mut out = Vec::new();
+                let mut earned = super::rated::Earned::default();
                 let replayed = crate::stored::replay(&stored.setup, &stored.commands, |step| {
-                    if step.command.is_none() {
+                    let Some((_, command)) = step.command else {
                         bots = Room::bots_for(&seats, step.setup.seed);
                         return;
-                    }
+                    };
+                    earned.note(&seats, command, step.events);
                     for (&seat, bot) in bots.iter_mut() {
                         bot.observe(&step.game.events_for(Some(seat), step.events));
                     }
@@ -191,6 +198,7 @@ impl Room {
                     deadline,
                     bot_due: None,
                     out,
+                    earned,
                 })
             }
         };
@@ -317,6 +325,10 @@ impl Room {
                 let _ = reply.send(joined);
             }
             RoomMsg::Leave { conn } => self.leave(conn).await,
+            RoomMsg::Release { conn, done } => {
+                self.release(conn).await;
+                let _ = done.send(());
+            }
             RoomMsg::Disconnect { conn, done } => {
                 if self.members.remove(&conn).is_some() {
                     self.broadcast_room();
@@ -361,6 +373,7 @@ impl Room {
             } => self.set_seat(conn, seat, occupant, level).await,
             Request::SetOptions(options) => self.set_options(conn, options).await,
             Request::Start => self.start(conn).await,
+            Request::Ready(ready) => self.set_ready(conn, ready),
             Request::Rematch => self.rematch(conn).await,
             Request::DeclineRematch => self.decline_rematch(conn),
             Request::Command(command) => self.command(conn, command).await,

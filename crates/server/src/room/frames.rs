@@ -7,11 +7,11 @@ use std::collections::{BTreeMap, HashMap};
 use broadside_engine::{Event, Phase, View};
 use broadside_protocol::{RematchOffer, RoomInfo, RoomPhase, RoomSeat, SeatKind, StateFrame, You};
 
+use super::rated::shares_address;
 use super::{Occupant, Room};
 use crate::db::ChatRecord;
 use crate::outbox::ConnId;
 use crate::protocol::{self, ServerFrame};
-use crate::ratings::PROVISIONAL_DEVIATION;
 
 impl Room {
     pub(super) fn send_to(&mut self, conn: ConnId, frame: String) {
@@ -81,11 +81,6 @@ impl Room {
     /// The room as the `room` frame shows it, without `you` (which differs
     /// per connection).
     fn room_info(&self) -> RoomInfo {
-        let connected = |seat: usize| {
-            self.members
-                .keys()
-                .any(|&conn| self.seat_of(conn) == Some(seat))
-        };
         let to_move = self
             .game
             .as_ref()
@@ -96,10 +91,15 @@ impl Room {
             .iter()
             .enumerate()
             .map(|(seat, occupant)| {
-                let ready = self.game.as_ref().is_some_and(|r| match r.game.phase() {
-                    Phase::Shop | Phase::Placement => !to_move.contains(&seat),
-                    _ => true,
-                });
+                // In the lobby: the seat said `ready`; in a game: it has
+                // placed (or bought).
+                let ready = match &self.game {
+                    None => self.ready.contains(&seat),
+                    Some(running) => match running.game.phase() {
+                        Phase::Shop | Phase::Placement => !to_move.contains(&seat),
+                        _ => true,
+                    },
+                };
                 match occupant {
                     Occupant::Open => RoomSeat {
                         seat,
@@ -118,10 +118,10 @@ impl Room {
                             kind: SeatKind::Person,
                             nickname: Some(person.nickname.clone()),
                             level: None,
-                            connected: connected(seat),
+                            connected: self.connected(seat),
                             ready,
                             rating: Some(rating.map(|r| r.rating.round())),
-                            provisional: Some(rating.map(|r| r.deviation > PROVISIONAL_DEVIATION)),
+                            provisional: Some(rating.map(|r| r.provisional())),
                         }
                     }
                     Occupant::Bot(level) => RoomSeat {
@@ -160,6 +160,8 @@ impl Room {
             setup: self.setup.clone(),
             rules: self.rules.clone(),
             you: None,
+            aborted: self.game.as_ref().and_then(|r| r.earned.aborted.clone()),
+            same_address: self.setup.rated && shares_address(&self.seats, &self.addresses),
         }
     }
 
@@ -197,6 +199,7 @@ pub(super) fn chat_frame(line: &ChatRecord) -> String {
         seat: line.seat,
         text: line.text.clone(),
         at: line.at_ms,
+        watchers: line.watchers,
     }
     .to_text()
 }

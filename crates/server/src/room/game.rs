@@ -92,6 +92,7 @@ impl Room {
         let id = id.map_err(|error| self.write_failed(error))?;
         self.game_number = record.game_number;
         self.rematch.clear();
+        self.ready.clear();
         tracing::Span::current().record("game", id);
         self.game = Some(Running {
             id,
@@ -101,6 +102,7 @@ impl Room {
             deadline,
             bot_due: None,
             out: Vec::new(),
+            earned: super::rated::Earned::default(),
         });
         self.broadcast_room();
         self.broadcast_state(&[]);
@@ -174,14 +176,27 @@ impl Room {
             results: None,
         };
         let gone = knocked_out(&events);
+        let mut earned = running.earned.clone();
+        earned.note(&self.seats, &command, &events);
+        let newly_aborted = earned.aborted.is_some() && running.earned.aborted.is_none();
         if record.finished {
             let mut out = running.out.clone();
             if !gone.is_empty() {
                 out.push(gone.clone());
             }
-            record.results = Some(results(&self.setup, &self.seats, &running.game, &out));
+            let rated = earned.counts(&self.setup, &self.rules, &self.seats, &self.addresses);
+            record.results = Some(results(
+                &self.setup,
+                &self.seats,
+                &running.game,
+                &out,
+                &earned,
+                rated,
+            ));
         }
         let finished_rated = record.results.as_ref().is_some_and(|r| r.rated);
+        // A finished game's replay is built once, now, off the bots' pool.
+        let finished_game = record.finished.then_some(record.game_id);
         if let Err(error) = self.context.db.record_command(record, &self.lease).await {
             // Not stored means not accepted: the game goes back to where it was.
             if let Some(running) = self.game.as_mut() {
@@ -195,6 +210,7 @@ impl Room {
             .expect("only this actor changes the room's game, and it was there before the write");
         running.seq += 1;
         running.deadline = deadline;
+        running.earned = earned;
         if !gone.is_empty() {
             running.out.push(gone);
         }
@@ -213,10 +229,13 @@ impl Room {
             )
         });
         self.broadcast_state(&events);
+        if let Some(id) = finished_game {
+            crate::replay::prepare(&self.context, id);
+        }
         if finished_rated {
             self.refresh_ratings().await;
         }
-        if seats_changed {
+        if seats_changed || newly_aborted {
             self.broadcast_room();
         }
         self.schedule_bots();
@@ -387,27 +406,37 @@ impl Room {
     }
 }
 
-/// How a finished game ended for each seat, and whether it is rated: the
-/// room is, and at least two seats hold people (bots never rate).
-fn results(setup: &RoomSetup, seats: &[Occupant], game: &Game, out: &[Vec<usize>]) -> GameResults {
-    let winners = game.winners().unwrap_or_default();
-    let placings = crate::ratings::placings(seats.len(), winners, out);
+/// How a finished game ended for each seat, and whether it is rated
+/// (`rated.rs` decides). A seat that resigned takes its own placing, by
+/// when it went out, and not its team's later win.
+fn results(
+    setup: &RoomSetup,
+    seats: &[Occupant],
+    game: &Game,
+    out: &[Vec<usize>],
+    earned: &super::rated::Earned,
+    rated: bool,
+) -> GameResults {
+    let winners: Vec<usize> = game
+        .winners()
+        .unwrap_or_default()
+        .iter()
+        .copied()
+        .filter(|seat| !earned.resigned.contains(seat))
+        .collect();
+    let placings = crate::ratings::placings(seats.len(), &winners, out);
     let seats: Vec<SeatResult> = seats
         .iter()
         .enumerate()
         .map(|(seat, occupant)| SeatResult {
             seat,
-            player_id: match occupant {
-                Occupant::Person(person) => Some(person.player_id),
-                _ => None,
-            },
+            player_id: super::rated::rated_person(occupant),
             placing: placings[seat],
         })
         .collect();
-    let people = seats.iter().filter(|s| s.player_id.is_some()).count();
     GameResults {
         preset: setup.preset.id().to_string(),
-        rated: setup.rated && people >= 2,
+        rated,
         seats,
     }
 }

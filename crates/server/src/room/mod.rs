@@ -18,18 +18,19 @@ mod actor;
 mod bots;
 mod frames;
 mod game;
+mod rated;
 mod seats;
 
 #[cfg(test)]
 mod tests;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
 use broadside_ai::{Bot, Level};
-use broadside_engine::{Action, Event, Game, Placement, Rules, Setup};
+use broadside_engine::{Action, Event, Game, Phase, Placement, Rules, Setup};
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -67,6 +68,14 @@ pub enum RoomMsg {
     Join(Box<Joining>),
     /// `leave`: before the start the seat is given up.
     Leave { conn: ConnId },
+    /// The connection moves to another room: before the start its seat is
+    /// given up (a person holds one lobby seat at a time), as by `leave`
+    /// but without the `left` frame; after it, as `Disconnect`. `done`
+    /// answers once the room will send this connection nothing more.
+    Release {
+        conn: ConnId,
+        done: oneshot::Sender<()>,
+    },
     /// The connection closed (or moves to another room); the seat is kept.
     /// `done` answers once the room will send this connection nothing more.
     Disconnect {
@@ -111,6 +120,7 @@ pub enum Request {
     },
     SetOptions(SetOptions),
     Start,
+    Ready(bool),
     Command(serde_json::Map<String, Value>),
     CheckLayout(Vec<Placement>),
     RandomLayout(Vec<Placement>),
@@ -132,6 +142,7 @@ impl Request {
             },
             ClientFrame::SetOptions(set) => Request::SetOptions(*set),
             ClientFrame::Start => Request::Start,
+            ClientFrame::Ready { ready } => Request::Ready(ready),
             ClientFrame::Command { command } => Request::Command(command),
             ClientFrame::Resign => {
                 let mut command = serde_json::Map::new();
@@ -164,6 +175,7 @@ impl Request {
             Request::SetSeat { .. } => "set_seat",
             Request::SetOptions(_) => "set_options",
             Request::Start => "start",
+            Request::Ready(_) => "ready",
             Request::Command(_) => "command",
             Request::CheckLayout(_) => "check_layout",
             Request::RandomLayout(_) => "random_layout",
@@ -311,6 +323,9 @@ struct Running {
     /// The seats knocked out so far, one group per command, in order (for
     /// the placings).
     out: Vec<Vec<usize>>,
+    /// Who has played, who resigned, whether the game was aborted: what
+    /// decides whether it is rated (`rated.rs`).
+    earned: rated::Earned,
 }
 
 /// The seats a command knocked out.
@@ -358,6 +373,14 @@ pub struct Room {
     /// nobody is thrown into a new game with a running clock unasked. Kept in
     /// memory only: a room that leaves memory withdraws its offer.
     rematch: Vec<usize>,
+    /// The people's seats that said `ready` in the lobby (a rated game
+    /// starts only when every person's is here and connected). A seat
+    /// leaves it when its occupant or the room's options change.
+    ready: BTreeSet<usize>,
+    /// The address keys each seated person was seen from here (IPv6: the
+    /// /64): people who share one never rate each other. Kept in memory
+    /// only; members joining again fill it again.
+    addresses: BTreeMap<i64, BTreeSet<IpAddr>>,
 }
 
 impl Room {
@@ -386,6 +409,31 @@ impl Room {
 
     fn started(&self) -> bool {
         self.game.is_some()
+    }
+
+    /// A game is running (started and not over).
+    fn in_play(&self) -> bool {
+        self.game
+            .as_ref()
+            .is_some_and(|r| r.game.phase() != Phase::Finished)
+    }
+
+    /// Whether a connection watches rather than plays: a spectator, or a
+    /// seat out of the game (eliminated or resigned), who sees more than
+    /// the seats still playing and so talks only to watchers.
+    fn watches(&self, conn: ConnId) -> bool {
+        match (self.seat_of(conn), &self.game) {
+            (None, _) => true,
+            (Some(seat), Some(running)) => !running.game.is_alive(seat),
+            (Some(_), None) => false,
+        }
+    }
+
+    /// A person's seat has at least one connection here (bots: never).
+    fn connected(&self, seat: usize) -> bool {
+        self.members
+            .keys()
+            .any(|&conn| self.seat_of(conn) == Some(seat))
     }
 
     /// The people's seats a rematch on offer still waits for (bots accept at

@@ -8,13 +8,14 @@ use broadside_engine::Phase;
 use broadside_protocol::RematchReason;
 
 use super::frames::chat_frame;
+use super::rated::{check_rated_setup, remember_address};
 use super::{
     busy, not_a_player, not_in_room, not_started, Member, Occupant, Person, Room, SetupRules,
     CHAT_HISTORY,
 };
 use crate::db::ChatRecord;
 use crate::outbox::{ConnId, Outbox};
-use crate::protocol::{self, Refusal, Role, SeatChoice, ServerFrame, SetOptions};
+use crate::protocol::{self, codes, Refusal, Role, SeatChoice, ServerFrame, SetOptions};
 
 impl Room {
     fn is_host(&self, conn: ConnId) -> bool {
@@ -72,6 +73,9 @@ impl Room {
                 }
             }
         }
+        if self.seats.iter().any(|o| o.holds(person.player_id)) {
+            remember_address(&mut self.addresses, person.player_id, ip);
+        }
         self.members.insert(
             conn,
             Member {
@@ -86,25 +90,53 @@ impl Room {
         if let Some(frame) = self.state_frame_for(conn, &[]) {
             self.send_to(conn, frame);
         }
-        let history: Vec<String> = self.chat.iter().map(chat_frame).collect();
+        // A seat still playing never reads what watchers said meanwhile.
+        let watches = self.watches(conn);
+        let history: Vec<String> = self
+            .chat
+            .iter()
+            .filter(|line| watches || !line.watchers || !self.in_play())
+            .map(chat_frame)
+            .collect();
         for frame in history {
             self.send_to(conn, frame);
         }
         Ok(())
     }
 
+    /// `leave`: out of the room; before the start the seat is given up, and
+    /// a person who walks out of a running game before their first move
+    /// aborts it (unrated).
     pub(super) async fn leave(&mut self, conn: ConnId) {
-        let seat = self.seat_of(conn);
-        let Some(member) = self.members.remove(&conn) else {
-            return;
-        };
         let left = ServerFrame::Left {
             code: self.code.clone(),
         };
-        member.outbox.send(left.to_text());
+        if let Some(member) = self.members.get(&conn) {
+            member.outbox.send(left.to_text());
+        }
+        self.give_up(conn, true).await;
+    }
+
+    /// The connection moves to another room: before the start its seat is
+    /// given up (one lobby seat per person), after it kept.
+    pub(super) async fn release(&mut self, conn: ConnId) {
+        self.give_up(conn, false).await;
+    }
+
+    async fn give_up(&mut self, conn: ConnId, walked_out: bool) {
+        let seat = self.seat_of(conn);
+        if self.members.remove(&conn).is_none() {
+            return;
+        }
         if let Some(seat) = seat {
             // A person who walks away from the end answers any rematch offer.
             self.withdraw_rematch(seat, RematchReason::Left);
+            self.ready.remove(&seat);
+        }
+        if let (Some(seat), true, true) = (seat, walked_out, self.in_play()) {
+            if let Some(running) = self.game.as_mut() {
+                running.earned.left(seat);
+            }
         }
         if let (Some(seat), false) = (seat, self.started()) {
             let before = (self.seats.clone(), self.host);
@@ -126,7 +158,9 @@ impl Room {
         self.broadcast_room();
     }
 
-    /// `start`: the host starts the game once every seat is taken.
+    /// `start`: the host starts the game once every seat is taken; a rated
+    /// game also once every other person's seat is connected and ready
+    /// (the host's start is the host's ready).
     pub(super) async fn start(&mut self, conn: ConnId) -> Result<(), Refusal> {
         self.check_host(conn)?;
         if self.started() {
@@ -138,7 +172,41 @@ impl Room {
                 "every seat needs a player or a bot",
             ));
         }
+        if self.setup.rated {
+            check_rated_setup(&self.setup, &self.rules)?;
+            let waiting: Vec<usize> = (0..self.seats.len())
+                .filter(|&seat| matches!(self.seats[seat], Occupant::Person(_)))
+                .filter(|&seat| {
+                    !self.connected(seat) || (seat != self.host && !self.ready.contains(&seat))
+                })
+                .collect();
+            if !waiting.is_empty() {
+                return Err(Refusal::new(
+                    codes::NOT_READY,
+                    format!(
+                        "a rated game starts when every person is here and ready; waiting for seats {waiting:?}"
+                    ),
+                ));
+            }
+        }
         self.start_game(self.key_of(conn)).await
+    }
+
+    /// `ready`: the seat's person is (or is no longer) ready to start.
+    pub(super) fn set_ready(&mut self, conn: ConnId, ready: bool) -> Result<(), Refusal> {
+        let seat = self.seat_of(conn).ok_or_else(not_a_player)?;
+        if self.started() {
+            return Err(Refusal::new("already_started", "the game has started"));
+        }
+        let changed = if ready {
+            self.ready.insert(seat)
+        } else {
+            self.ready.remove(&seat)
+        };
+        if changed {
+            self.broadcast_room();
+        }
+        Ok(())
     }
 
     /// `rematch`: the first asks, the others accept by asking too; the new
@@ -236,6 +304,7 @@ impl Room {
             ));
         }
         let previous = self.seats[seat].clone();
+        self.ready.remove(&seat);
         self.seats[seat] = match occupant {
             SeatChoice::Bot => Occupant::Bot(level.unwrap_or(Level::Medium)),
             SeatChoice::Open => Occupant::Open,
@@ -285,6 +354,7 @@ impl Room {
                 .await
                 .map_err(busy)??
         };
+        check_rated_setup(&setup, &rules)?;
         let before = (self.setup.clone(), self.rules.clone(), self.seats.clone());
         self.seats.resize(setup.seats, Occupant::Open);
         self.setup = setup;
@@ -293,11 +363,16 @@ impl Room {
             (self.setup, self.rules, self.seats) = before;
             return Err(error);
         }
+        // What the people said ready to has changed.
+        self.ready.clear();
         self.broadcast_room();
         Ok(())
     }
 
-    /// `chat`: stored, kept for those who join later, sent to everybody.
+    /// `chat`: stored, kept for those who join later, sent to everybody —
+    /// but while the game runs, a watcher's line (a spectator's, or an
+    /// eliminated or resigned seat's, who see more than the players) goes
+    /// to watchers only.
     pub(super) async fn chat(&mut self, conn: ConnId, text: &str) -> Result<(), Refusal> {
         let text = protocol::clean_chat(text)?;
         let member = self.members.get(&conn).ok_or_else(not_in_room)?;
@@ -306,6 +381,7 @@ impl Room {
             nickname: member.person.nickname.clone(),
             text,
             at_ms: self.context.now_ms(),
+            watchers: self.in_play() && self.watches(conn),
         };
         let stored = self
             .context
@@ -314,11 +390,20 @@ impl Room {
             .await;
         stored.map_err(|error| self.write_failed(error))?;
         let frame = chat_frame(&line);
+        let watchers = line.watchers;
         self.chat.push_back(line);
         if self.chat.len() > CHAT_HISTORY {
             self.chat.pop_front();
         }
-        self.broadcast(|_| Some(frame.clone()));
+        let hearers: Vec<ConnId> = self
+            .members
+            .keys()
+            .copied()
+            .filter(|&other| !watchers || self.watches(other))
+            .collect();
+        for hearer in hearers {
+            self.send_to(hearer, frame.clone());
+        }
         Ok(())
     }
 }

@@ -35,7 +35,26 @@ impl Client {
         Client::over(socket)
     }
 
-    fn over(socket: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
+    /// A client whose connection comes from `local`, a loopback address
+    /// (Linux routes all of 127/8 to the loopback): another client address
+    /// to the server than 127.0.0.1.
+    pub async fn connect_from(addr: SocketAddr, local: &str) -> Client {
+        let local: std::net::IpAddr = local.parse().expect("a loopback address");
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket
+            .bind(SocketAddr::new(local, 0))
+            .expect("any 127/8 address is bindable on Linux");
+        let stream = socket.connect(addr).await.expect("the server accepts");
+        let (socket, _) = tokio_tungstenite::client_async(
+            format!("ws://{addr}/ws"),
+            MaybeTlsStream::Plain(stream),
+        )
+        .await
+        .expect("the server accepts WebSocket connections");
+        Client::over(socket)
+    }
+
+    pub fn over(socket: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
         Client {
             socket,
             frames: Vec::new(),

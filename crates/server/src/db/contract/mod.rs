@@ -41,6 +41,7 @@ macro_rules! on_both {
 }
 
 mod queue;
+mod replays;
 mod results;
 mod rooms;
 
@@ -156,6 +157,7 @@ pub(crate) fn chat(text: &str) -> ChatRecord {
         nickname: "Ana".into(),
         text: text.into(),
         at_ms: 5,
+        watchers: false,
     }
 }
 

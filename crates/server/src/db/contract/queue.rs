@@ -48,14 +48,15 @@ async fn take_partner_pairs_two_and_never_three(fresh: Fresh) {
         .await
         .unwrap();
     assert_eq!(db.waiting("classic".into()).await.unwrap(), 1);
-    db.dequeue(bea, 20).await.unwrap();
+    assert!(!db.dequeue(bea, 20).await.unwrap(), "not the waiting tab");
     assert_eq!(
         db.waiting("classic".into()).await.unwrap(),
         1,
         "an old tab's"
     );
-    db.dequeue(bea, 21).await.unwrap();
+    assert!(db.dequeue(bea, 21).await.unwrap(), "the waiting tab");
     assert_eq!(db.waiting("classic".into()).await.unwrap(), 0);
+    assert!(!db.dequeue(bea, 21).await.unwrap(), "gone already");
 
     db.clear_queue("n1".into()).await.unwrap();
     assert_eq!(db.waiting("other".into()).await.unwrap(), 1, "n2's");

@@ -45,20 +45,22 @@ async fn a_finishing_command_writes_the_results_and_ratings_with_it(fresh: Fresh
     let (room, _) = db.load_room("RATED1".into()).await.unwrap().unwrap();
     assert_eq!(room.phase, "finished");
 
-    let board = db.leaderboard("classic".into(), 10).await.unwrap();
-    let names: Vec<&str> = board.iter().map(|r| r.nickname.as_str()).collect();
-    assert_eq!(names, ["Ana", "Bea"]);
-    assert!(board[0].rating.rating > board[1].rating.rating);
-    assert_eq!((board[0].rating.games, board[0].rating.wins), (1, 1));
-    assert_eq!((board[1].rating.games, board[1].rating.wins), (1, 0));
-    assert_eq!(db.leaderboard("classic".into(), 1).await.unwrap().len(), 1);
-    assert!(db.leaderboard("other".into(), 10).await.unwrap().is_empty());
+    // One game, one opponent: provisional, off the leaderboard.
+    assert!(db
+        .leaderboard("classic".into(), 10)
+        .await
+        .unwrap()
+        .is_empty());
     let ratings = db
         .ratings(vec![ana, bea, cy], "classic".into())
         .await
         .unwrap();
     assert_eq!(ratings.keys().copied().collect::<Vec<_>>(), [ana, bea]);
-    assert_eq!(ratings[&ana], board[0].rating);
+    assert!(ratings[&ana].rating > ratings[&bea].rating);
+    assert_eq!((ratings[&ana].games, ratings[&ana].wins), (1, 1));
+    assert_eq!((ratings[&bea].games, ratings[&bea].wins), (1, 0));
+    assert_eq!((ratings[&ana].opponents, ratings[&bea].opponents), (1, 1));
+    assert!(ratings[&ana].provisional());
 
     let won = &db.history(ana, 10).await.unwrap()[0];
     assert_eq!((won.game_id, won.code.as_str()), (game_id, "RATED1"));
@@ -99,12 +101,20 @@ async fn a_finishing_command_writes_the_results_and_ratings_with_it(fresh: Fresh
 
     // Games that end at once for the same people lose no update: neither
     // for rated people (Ana, Bea) nor for their first rated games (Cy, Dee).
+    // (Each pair plays at most its three rated games of the day.)
     let mut lasts = Vec::new();
-    for (n, two) in [[ana, bea], [cy, dee]]
-        .into_iter()
-        .cycle()
-        .take(8)
-        .enumerate()
+    for (n, two) in [
+        [ana, bea],
+        [cy, dee],
+        [ana, cy],
+        [bea, dee],
+        [ana, dee],
+        [bea, cy],
+    ]
+    .into_iter()
+    .cycle()
+    .take(8)
+    .enumerate()
     {
         let code = format!("RACE{n:02}");
         let (lease, game_id) = duel(db, &code, two, TTL).await;
@@ -134,6 +144,8 @@ async fn a_finishing_command_writes_the_results_and_ratings_with_it(fresh: Fresh
     let ratings = db.ratings(ids, "classic".into()).await.unwrap();
     let wins: Vec<u32> = ratings.values().map(|r| r.wins).collect();
     assert_eq!(wins, [3, 2, 2, 2], "Ana, Bea, Cy, Dee");
+    let met: Vec<u32> = ratings.values().map(|r| r.opponents).collect();
+    assert_eq!(met, [3, 3, 3, 3]);
 }
 on_both!(
     a_finishing_command_writes_the_results_and_ratings_with_it,
@@ -178,3 +190,83 @@ async fn a_person_alone_among_bots_is_not_rated(fresh: Fresh) {
     );
 }
 on_both!(a_person_alone_among_bots_is_not_rated);
+
+/// The same two people count at most `PAIR_GAMES` rated games in a day: the
+/// next is stored with its placings and no rating change, and the pair is
+/// counted again once the first of those games is a day old.
+async fn a_pair_counts_three_rated_games_a_day(fresh: Fresh) {
+    use crate::db::decisions::{PAIR_GAMES, PAIR_WINDOW_MS};
+    let db = &fresh.db;
+    let ids = people(db, &["Ana", "Bea"]).await;
+    let two = [ids[0], ids[1]];
+    let play = |n: u32, at_ms: i64| async move {
+        let code = format!("PAIR{n:02}");
+        let (lease, game_id) = duel(db, &code, two, TTL).await;
+        let mut last = last_command(&code, game_id, two, two[0], true);
+        last.at_ms = at_ms;
+        db.record_command(last, &lease).await.unwrap();
+        db.history(two[1], 1).await.unwrap().remove(0)
+    };
+    for n in 0..PAIR_GAMES {
+        let game = play(n, 1_000 + i64::from(n)).await;
+        assert!(game.rating_after.is_some(), "game {n} is rated");
+    }
+    let before = db.ratings(two.to_vec(), "classic".into()).await.unwrap();
+    let past = play(PAIR_GAMES, 2_000).await;
+    assert_eq!((past.rating_before, past.rating_after), (None, None));
+    assert_eq!(past.placing, 2, "the placings are stored all the same");
+    let after = db.ratings(two.to_vec(), "classic".into()).await.unwrap();
+    assert_eq!(before, after, "no rating changed");
+    // A day after the first: one game of the three has left the window.
+    let later = play(PAIR_GAMES + 1, 1_000 + PAIR_WINDOW_MS).await;
+    assert!(later.rating_after.is_some());
+}
+on_both!(a_pair_counts_three_rated_games_a_day);
+
+/// The leaderboard lists a rating only once it is no longer provisional:
+/// a deviation of at most 110 and five different opponents met. (Ana plays
+/// each of four people three times a day for two days, winning every other
+/// game: her deviation falls to about 93.)
+async fn the_leaderboard_needs_five_opponents_and_a_sure_rating(fresh: Fresh) {
+    use crate::db::decisions::PAIR_WINDOW_MS;
+    use crate::ratings::{MIN_OPPONENTS, PROVISIONAL_DEVIATION};
+    let db = &fresh.db;
+    let ids = people(db, &["Ana", "Bea", "Cy", "Dee", "Eve", "Fay"]).await;
+    let ana = ids[0];
+    let play = |n: i64, other: i64, at_ms: i64| async move {
+        let code = format!("BOARD{n:02}");
+        let (lease, game_id) = duel(db, &code, [ana, other], TTL).await;
+        let winner = if n % 2 == 0 { ana } else { other };
+        let mut last = last_command(&code, game_id, [ana, other], winner, true);
+        last.at_ms = at_ms;
+        db.record_command(last, &lease).await.unwrap();
+    };
+    let mut n = 0;
+    for day in 0..2 {
+        for &other in &ids[1..5] {
+            for _ in 0..3 {
+                play(n, other, 1_000 + day * PAIR_WINDOW_MS + n).await;
+                n += 1;
+            }
+        }
+    }
+    let sure = db.ratings(vec![ana], "classic".into()).await.unwrap()[&ana];
+    assert_eq!(sure.games, 24, "every game rated");
+    assert!(sure.deviation <= PROVISIONAL_DEVIATION, "{sure:?}");
+    assert_eq!(sure.opponents, MIN_OPPONENTS - 1);
+    assert!(sure.provisional());
+    assert!(
+        db.leaderboard("classic".into(), 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "four opponents are not enough"
+    );
+    play(n, ids[5], 1_000 + 2 * PAIR_WINDOW_MS).await;
+    let board = db.leaderboard("classic".into(), 10).await.unwrap();
+    let names: Vec<&str> = board.iter().map(|r| r.nickname.as_str()).collect();
+    assert_eq!(names, ["Ana"], "the others met one person each");
+    assert_eq!(board[0].rating.opponents, MIN_OPPONENTS);
+    assert!(!board[0].rating.provisional());
+}
+on_both!(the_leaderboard_needs_five_opponents_and_a_sure_rating);

@@ -101,6 +101,22 @@ async fn the_command_log_replays_in_order_and_my_games_follows_the_phase(fresh: 
     );
     assert_eq!(lines[0].seat, Some(0));
     assert_eq!(lines[0].at_ms, 5);
+    assert!(!lines[0].watchers);
+    // A watchers' line stays one when read back (a rejoin must not show it
+    // to the players).
+    let watchers = crate::db::ChatRecord {
+        watchers: true,
+        ..chat("for watchers")
+    };
+    db.add_chat("QWERTY".into(), watchers, &lease)
+        .await
+        .unwrap();
+    let lines = db.recent_chat("QWERTY".into(), 2).await.unwrap();
+    let read: Vec<(&str, bool)> = lines
+        .iter()
+        .map(|line| (line.text.as_str(), line.watchers))
+        .collect();
+    assert_eq!(read, [("line 4", false), ("for watchers", true)]);
 }
 on_both!(the_command_log_replays_in_order_and_my_games_follows_the_phase);
 

@@ -177,6 +177,52 @@ impl ResultsTx for Tx<'_, '_> {
     }
 
     /// One statement.
+    async fn rated_games_of_pairs(
+        &mut self,
+        pairs: &[(i64, i64)],
+        since_ms: i64,
+    ) -> Result<Vec<u32>, DbError> {
+        let tx = self.0;
+        let count = tx
+            .prepare_cached(
+                "SELECT p.n, (SELECT count(*) FROM rated_pairs
+                              WHERE player_a = p.a AND player_b = p.b AND at_ms > $3)
+                 FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS p(a, b, n)
+                 ORDER BY p.n",
+            )
+            .await?;
+        let a: Vec<i64> = pairs.iter().map(|p| p.0).collect();
+        let b: Vec<i64> = pairs.iter().map(|p| p.1).collect();
+        tx.query(&count, &[&a, &b, &since_ms])
+            .await?
+            .iter()
+            .map(|row| small(row.get(1), "rated games of a pair"))
+            .collect()
+    }
+
+    /// One statement.
+    async fn write_rated_pairs(
+        &mut self,
+        game_id: i64,
+        preset: &str,
+        at_ms: i64,
+        pairs: &[(i64, i64)],
+    ) -> Result<(), DbError> {
+        let tx = self.0;
+        let insert = tx
+            .prepare_cached(
+                "INSERT INTO rated_pairs (player_a, player_b, preset, game_id, at_ms)
+                 SELECT p.a, p.b, $3, $4, $5 FROM unnest($1::bigint[], $2::bigint[]) AS p(a, b)",
+            )
+            .await?;
+        let a: Vec<i64> = pairs.iter().map(|p| p.0).collect();
+        let b: Vec<i64> = pairs.iter().map(|p| p.1).collect();
+        tx.execute(&insert, &[&a, &b, &preset, &game_id, &at_ms])
+            .await?;
+        Ok(())
+    }
+
+    /// One statement.
     async fn write_results(&mut self, game_id: i64, rows: &[ResultRow]) -> Result<(), DbError> {
         let tx = self.0;
         let insert = tx

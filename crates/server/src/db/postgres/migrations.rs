@@ -112,6 +112,35 @@ CREATE TABLE match_queue (
 );
 CREATE INDEX match_queue_by_preset ON match_queue(preset, since_ms);
 "#,
+    // Fair play: a chat line said to watchers only, and every pair of people
+    // a rated game rated (the pair limit; the opponents met).
+    r#"
+ALTER TABLE chat ADD COLUMN watchers BOOLEAN NOT NULL DEFAULT FALSE;
+CREATE TABLE rated_pairs (
+    player_a    BIGINT NOT NULL REFERENCES players(id),
+    player_b    BIGINT NOT NULL REFERENCES players(id),
+    preset      TEXT NOT NULL,
+    game_id     BIGINT NOT NULL REFERENCES games(id),
+    at_ms       BIGINT NOT NULL,
+    PRIMARY KEY (game_id, player_a, player_b)
+);
+CREATE INDEX rated_pairs_by_pair ON rated_pairs(player_a, player_b, at_ms);
+CREATE INDEX rated_pairs_by_b ON rated_pairs(player_b, preset);
+"#,
+    // Replays built once (replay.rs), and the lease on each node's name.
+    r#"
+CREATE TABLE replays (
+    game_id     BIGINT PRIMARY KEY REFERENCES games(id),
+    tag         TEXT NOT NULL,
+    gzip        BYTEA NOT NULL,
+    built_ms    BIGINT NOT NULL
+);
+CREATE TABLE node_names (
+    node        TEXT PRIMARY KEY,
+    instance    TEXT NOT NULL,
+    expires_at  TIMESTAMPTZ NOT NULL
+);
+"#,
 ];
 
 impl Postgres {

@@ -70,6 +70,7 @@ mod migrations;
 mod players;
 mod public;
 mod queue;
+mod replays;
 mod rooms;
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use super::{rating_at, seats_of, snapshot, Postgres};
 use crate::db::decisions::{small, sql_limit};
 use crate::db::store::PublicStore;
 use crate::db::{DbError, OpenRoom, PastGame, Ranked};
-use crate::ratings::Rating;
+use crate::ratings::{Rating, MIN_OPPONENTS, PROVISIONAL_DEVIATION};
 
 impl PublicStore for Postgres {
     /// Read in one snapshot.
@@ -45,17 +45,32 @@ impl PublicStore for Postgres {
 
     async fn leaderboard(&self, preset: String, limit: usize) -> Result<Vec<Ranked>, DbError> {
         self.query(
-            "SELECT players.nickname, rating, deviation, volatility, games, wins
-             FROM ratings JOIN players ON players.id = ratings.player_id
-             WHERE preset = $1 ORDER BY rating DESC, games DESC, players.id LIMIT $2",
-            &[&preset, &sql_limit(limit)],
+            "SELECT nickname, rating, deviation, volatility, games, wins, opponents FROM (
+                 SELECT players.nickname, players.id AS player, rating, deviation,
+                        volatility, games, wins, (SELECT count(DISTINCT CASE WHEN met.player_a = ratings.player_id
+                                             THEN met.player_b ELSE met.player_a END)
+                   FROM rated_pairs AS met
+                   WHERE (met.player_a = ratings.player_id OR met.player_b = ratings.player_id)
+                     AND met.preset = ratings.preset) AS opponents
+                 FROM ratings JOIN players ON players.id = ratings.player_id
+                 WHERE ratings.preset = $1) AS board
+             WHERE deviation <= $3 AND opponents >= $4
+             ORDER BY rating DESC, games DESC, player LIMIT $2",
+            &[
+                &preset,
+                &sql_limit(limit),
+                &PROVISIONAL_DEVIATION,
+                &i64::from(MIN_OPPONENTS),
+            ],
         )
         .await?
         .iter()
         .map(|row| {
+            let mut rating = rating_at(row, 1)?;
+            rating.opponents = small(row.get(6), "opponents")?;
             Ok(Ranked {
                 nickname: row.get(0),
-                rating: rating_at(row, 1)?,
+                rating,
             })
         })
         .collect()
@@ -67,13 +82,21 @@ impl PublicStore for Postgres {
         preset: String,
     ) -> Result<BTreeMap<i64, Rating>, DbError> {
         self.query(
-            "SELECT player_id, rating, deviation, volatility, games, wins FROM ratings
-             WHERE player_id = ANY($1) AND preset = $2",
+            "SELECT player_id, rating, deviation, volatility, games, wins, (SELECT count(DISTINCT CASE WHEN met.player_a = ratings.player_id
+                                             THEN met.player_b ELSE met.player_a END)
+                   FROM rated_pairs AS met
+                   WHERE (met.player_a = ratings.player_id OR met.player_b = ratings.player_id)
+                     AND met.preset = ratings.preset)
+             FROM ratings WHERE player_id = ANY($1) AND preset = $2",
             &[&players, &preset],
         )
         .await?
         .iter()
-        .map(|row| Ok((row.get(0), rating_at(row, 1)?)))
+        .map(|row| {
+            let mut rating = rating_at(row, 1)?;
+            rating.opponents = small(row.get(6), "opponents")?;
+            Ok((row.get(0), rating))
+        })
         .collect()
     }
 

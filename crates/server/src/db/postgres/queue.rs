@@ -26,13 +26,14 @@ impl QueueStore for Postgres {
         Ok(())
     }
 
-    async fn dequeue(&self, player_id: i64, conn: u64) -> Result<(), DbError> {
-        self.execute(
-            "DELETE FROM match_queue WHERE player_id = $1 AND conn = $2",
-            &[&player_id, &(conn as i64)],
-        )
-        .await?;
-        Ok(())
+    async fn dequeue(&self, player_id: i64, conn: u64) -> Result<bool, DbError> {
+        let removed = self
+            .execute(
+                "DELETE FROM match_queue WHERE player_id = $1 AND conn = $2",
+                &[&player_id, &(conn as i64)],
+            )
+            .await?;
+        Ok(removed > 0)
     }
 
     /// One statement: nobody's rows are locked.

@@ -12,12 +12,12 @@ use crate::db::decisions::{index, small, sql_limit};
 use crate::db::store::{RoomStore, StoredRoom};
 use crate::db::{ChatRecord, DbError, Lease, MyGame, RoomRecord};
 
-/// One chat line: $1 room, $2 token, $3 seat, $4 nickname, $5 text, $6 at_ms.
-/// Answers 1 if it passed the fence.
+/// One chat line: $1 room, $2 token, $3 seat, $4 nickname, $5 text, $6 at_ms,
+/// $7 watchers. Answers 1 if it passed the fence.
 pub(super) const ADD_CHAT: &str = fenced!(
     ", line AS (
-    INSERT INTO chat (room_code, seat, nickname, text, at_ms)
-    SELECT $1, $3, $4, $5, $6 FROM lease
+    INSERT INTO chat (room_code, seat, nickname, text, at_ms, watchers)
+    SELECT $1, $3, $4, $5, $6, $7 FROM lease
 )
 SELECT count(*) FROM lease"
 );
@@ -181,6 +181,7 @@ impl RoomStore for Postgres {
                     &line.nickname,
                     &line.text,
                     &line.at_ms,
+                    &line.watchers,
                 ],
             )
             .await?;
@@ -281,7 +282,7 @@ impl RoomStore for Postgres {
     async fn recent_chat(&self, code: String, limit: usize) -> Result<Vec<ChatRecord>, DbError> {
         let mut lines: Vec<ChatRecord> = self
             .query(
-                "SELECT seat, nickname, text, at_ms FROM chat WHERE room_code = $1
+                "SELECT seat, nickname, text, at_ms, watchers FROM chat WHERE room_code = $1
                  ORDER BY id DESC LIMIT $2",
                 &[&code, &sql_limit(limit)],
             )
@@ -292,6 +293,7 @@ impl RoomStore for Postgres {
                 nickname: row.get(1),
                 text: row.get(2),
                 at_ms: row.get(3),
+                watchers: row.get(4),
             })
             .collect();
         lines.reverse();

@@ -212,6 +212,7 @@ async fn a_takeover_waits_for_a_write_in_flight() {
                 &"Ana",
                 &"in flight",
                 &5i64,
+                &false,
             ],
         )
         .await
@@ -276,5 +277,7 @@ async fn a_fenced_finishing_command_writes_nothing() {
     // The new owner's goes through.
     db.record_command(last, &b).await.unwrap();
     assert_eq!(db.history(two[0], 10).await.unwrap().len(), 1);
-    assert_eq!(db.leaderboard("classic".into(), 10).await.unwrap().len(), 2);
+    let rated = db.ratings(two.to_vec(), "classic".into()).await.unwrap();
+    assert_eq!(rated.len(), 2, "both rated");
+    assert!(rated.values().all(|r| r.games == 1));
 }

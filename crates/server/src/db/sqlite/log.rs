@@ -111,6 +111,42 @@ impl ResultsTx for Tx<'_> {
         Ok(())
     }
 
+    async fn rated_games_of_pairs(
+        &mut self,
+        pairs: &[(i64, i64)],
+        since_ms: i64,
+    ) -> Result<Vec<u32>, DbError> {
+        let mut statement = self.0.prepare_cached(
+            "SELECT count(*) FROM rated_pairs WHERE player_a = ?1 AND player_b = ?2 AND at_ms > ?3",
+        )?;
+        let mut counts = Vec::with_capacity(pairs.len());
+        for &(a, b) in pairs {
+            let count = first(&mut statement, params![a, b, since_ms], |row| {
+                small(row.get(0)?, "rated games of a pair")
+            })?;
+            counts.push(count.unwrap_or(0));
+        }
+        Ok(counts)
+    }
+
+    async fn write_rated_pairs(
+        &mut self,
+        game_id: i64,
+        preset: &str,
+        at_ms: i64,
+        pairs: &[(i64, i64)],
+    ) -> Result<(), DbError> {
+        for &(a, b) in pairs {
+            exec(
+                self.0,
+                "INSERT INTO rated_pairs (player_a, player_b, preset, game_id, at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![a, b, preset, game_id, at_ms],
+            )?;
+        }
+        Ok(())
+    }
+
     async fn write_results(&mut self, game_id: i64, rows: &[ResultRow]) -> Result<(), DbError> {
         for row in rows {
             exec(

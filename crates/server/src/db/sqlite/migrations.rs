@@ -102,6 +102,30 @@ CREATE TABLE match_queue (
 );
 CREATE INDEX match_queue_by_preset ON match_queue(preset, since_ms);
 "#,
+    // Fair play: a chat line said to watchers only, and every pair of people
+    // a rated game rated (the pair limit; the opponents met).
+    r#"
+ALTER TABLE chat ADD COLUMN watchers INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE rated_pairs (
+    player_a    INTEGER NOT NULL REFERENCES players(id),
+    player_b    INTEGER NOT NULL REFERENCES players(id),
+    preset      TEXT NOT NULL,
+    game_id     INTEGER NOT NULL REFERENCES games(id),
+    at_ms       INTEGER NOT NULL,
+    PRIMARY KEY (game_id, player_a, player_b)
+);
+CREATE INDEX rated_pairs_by_pair ON rated_pairs(player_a, player_b, at_ms);
+CREATE INDEX rated_pairs_by_b ON rated_pairs(player_b, preset);
+"#,
+    // Replays built once (replay.rs).
+    r#"
+CREATE TABLE replays (
+    game_id     INTEGER PRIMARY KEY REFERENCES games(id),
+    tag         TEXT NOT NULL,
+    gzip        BLOB NOT NULL,
+    built_ms    INTEGER NOT NULL
+);
+"#,
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), DbError> {

@@ -21,6 +21,7 @@ mod migrations;
 mod players;
 mod public;
 mod queue;
+mod replays;
 mod rooms;
 mod writer;
 

@@ -9,7 +9,7 @@ use super::{first, rating_at, rows, seats_of, Sqlite};
 use crate::db::decisions::{small, sql_limit};
 use crate::db::store::PublicStore;
 use crate::db::{DbError, OpenRoom, PastGame, Ranked};
-use crate::ratings::Rating;
+use crate::ratings::{Rating, MIN_OPPONENTS, PROVISIONAL_DEVIATION};
 
 impl PublicStore for Sqlite {
     async fn open_rooms(&self, limit: usize) -> Result<Vec<OpenRoom>, DbError> {
@@ -37,14 +37,30 @@ impl PublicStore for Sqlite {
     async fn leaderboard(&self, preset: String, limit: usize) -> Result<Vec<Ranked>, DbError> {
         self.call(move |conn| {
             let mut statement = conn.prepare_cached(
-                "SELECT players.nickname, rating, deviation, volatility, games, wins
-                 FROM ratings JOIN players ON players.id = ratings.player_id
-                 WHERE preset = ?1 ORDER BY rating DESC, games DESC, players.id LIMIT ?2",
+                "SELECT nickname, rating, deviation, volatility, games, wins, opponents FROM (
+                     SELECT players.nickname, players.id AS player, rating, deviation,
+                            volatility, games, wins, (SELECT count(DISTINCT CASE WHEN met.player_a = ratings.player_id
+                                             THEN met.player_b ELSE met.player_a END)
+                   FROM rated_pairs AS met
+                   WHERE (met.player_a = ratings.player_id OR met.player_b = ratings.player_id)
+                     AND met.preset = ratings.preset) AS opponents
+                     FROM ratings JOIN players ON players.id = ratings.player_id
+                     WHERE ratings.preset = ?1) AS board
+                 WHERE deviation <= ?3 AND opponents >= ?4
+                 ORDER BY rating DESC, games DESC, player LIMIT ?2",
             )?;
-            rows(&mut statement, params![preset, sql_limit(limit)], |row| {
+            let bar = params![
+                preset,
+                sql_limit(limit),
+                PROVISIONAL_DEVIATION,
+                MIN_OPPONENTS
+            ];
+            rows(&mut statement, bar, |row| {
+                let mut rating = rating_at(row, 1)?;
+                rating.opponents = small(row.get(6)?, "opponents")?;
                 Ok(Ranked {
                     nickname: row.get(0)?,
-                    rating: rating_at(row, 1)?,
+                    rating,
                 })
             })
         })
@@ -58,13 +74,19 @@ impl PublicStore for Sqlite {
     ) -> Result<BTreeMap<i64, Rating>, DbError> {
         self.call(move |conn| {
             let mut statement = conn.prepare_cached(
-                "SELECT rating, deviation, volatility, games, wins FROM ratings
-                 WHERE player_id = ?1 AND preset = ?2",
+                "SELECT rating, deviation, volatility, games, wins, (SELECT count(DISTINCT CASE WHEN met.player_a = ratings.player_id
+                                             THEN met.player_b ELSE met.player_a END)
+                   FROM rated_pairs AS met
+                   WHERE (met.player_a = ratings.player_id OR met.player_b = ratings.player_id)
+                     AND met.preset = ratings.preset)
+                 FROM ratings WHERE player_id = ?1 AND preset = ?2",
             )?;
             let mut found = BTreeMap::new();
             for player in players {
                 if let Some(rating) = first(&mut statement, params![player, preset], |row| {
-                    rating_at(row, 0)
+                    let mut rating = rating_at(row, 0)?;
+                    rating.opponents = small(row.get(5)?, "opponents")?;
+                    Ok(rating)
                 })? {
                     found.insert(player, rating);
                 }

@@ -23,14 +23,14 @@ impl QueueStore for Sqlite {
         .await
     }
 
-    async fn dequeue(&self, player_id: i64, conn: u64) -> Result<(), DbError> {
+    async fn dequeue(&self, player_id: i64, conn: u64) -> Result<bool, DbError> {
         self.call(move |db| {
-            exec(
+            let removed = exec(
                 db,
                 "DELETE FROM match_queue WHERE player_id = ?1 AND conn = ?2",
                 params![player_id, conn as i64],
             )?;
-            Ok(())
+            Ok(removed > 0)
         })
         .await
     }

@@ -94,13 +94,15 @@ impl RoomStore for Sqlite {
         self.call(move |conn| {
             exec(
                 conn,
-                "INSERT INTO chat (room_code, seat, nickname, text, at_ms) VALUES (?1, ?2, ?3, ?4, ?5)",
+                "INSERT INTO chat (room_code, seat, nickname, text, at_ms, watchers)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 params![
                     code,
                     line.seat.map(|s| s as i64),
                     line.nickname,
                     line.text,
-                    line.at_ms
+                    line.at_ms,
+                    line.watchers
                 ],
             )?;
             Ok(())
@@ -129,7 +131,8 @@ impl RoomStore for Sqlite {
     async fn recent_chat(&self, code: String, limit: usize) -> Result<Vec<ChatRecord>, DbError> {
         self.call(move |conn| {
             let mut statement = conn.prepare_cached(
-                "SELECT seat, nickname, text, at_ms FROM chat WHERE room_code = ?1 ORDER BY id DESC LIMIT ?2",
+                "SELECT seat, nickname, text, at_ms, watchers FROM chat WHERE room_code = ?1
+                 ORDER BY id DESC LIMIT ?2",
             )?;
             let mut lines = rows(&mut statement, params![code, sql_limit(limit)], |row| {
                 Ok(ChatRecord {
@@ -137,6 +140,7 @@ impl RoomStore for Sqlite {
                     nickname: row.get(1)?,
                     text: row.get(2)?,
                     at_ms: row.get(3)?,
+                    watchers: row.get(4)?,
                 })
             })?;
             lines.reverse();
