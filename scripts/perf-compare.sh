@@ -21,7 +21,7 @@
 #   COMPARE_GAMES    game counts ["2500 5000"]
 #   COMPARE_SECONDS  measured seconds per run [20]
 #   COMPARE_ROUNDS   rounds of each pair [2]
-#   REF_GAMES        games of the reference workload [300]
+#   REF_GAMES        games of the reference workload [3000]
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,7 +35,7 @@ baseline="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 games_list="${COMPARE_GAMES:-2500 5000}"
 seconds="${COMPARE_SECONDS:-20}"
 rounds="${COMPARE_ROUNDS:-2}"
-ref_games="${REF_GAMES:-300}"
+ref_games="${REF_GAMES:-3000}"
 out="${COMPARE_OUT:-docs/perf/compare.jsonl}"
 
 work="$(mktemp -d)"

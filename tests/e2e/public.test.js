@@ -175,6 +175,7 @@ test("the open rooms list fills a public room of four; one click joins", async (
   assert.match(text, /1\/4/);
   assert.match(text, /Hana Host/);
   assert.match(text, /English/);
+  assert.equal(await watcher.page.locator(`${entry} .vision-tag`).count(), 0, "spectators see only what was announced");
   await shoot(watcher.page, "it-open-rooms", { at: "#open-rooms" });
 
   const guests = [];
@@ -205,6 +206,19 @@ test("the open rooms list fills a public room of four; one click joins", async (
   await startGame(host.page);
   for (const guest of guests) await guest.page.waitForSelector(".placement");
   await finish(host, watcher, ...guests);
+});
+
+test("the open rooms list says when spectators would see every fleet", async () => {
+  const host = await player("Vera");
+  const watcher = await player("Wim");
+  await switchOn(host.page, "home-public");
+  await host.page.click("#play-friend");
+  const code = await waitForLobby(host.page);
+  await switchOn(host.page, "opt-see-all");
+  const entry = `#open-room-${code}`;
+  await watcher.page.waitForSelector(`${entry} .vision-tag`, { timeout: 15000 });
+  assert.match(await watcher.page.locator(`${entry} .vision-tag`).innerText(), /Spectators see everything/);
+  await finish(host, watcher);
 });
 
 test("a finished game's replay steps from the first move to the last", async () => {

@@ -328,7 +328,7 @@ export function renderLobby() {
       seat.kind === "person"
         ? h("span", { class: `presence ${seat.connected ? "on" : "off"}` }, seat.connected ? t("online") : t("away"))
         : null,
-      seat.kind === "person" && seat.ready ? h("span", { class: "tag ready-tag" }, `✓ ${t("seat_ready")}`) : null,
+      seat.kind === "person" && seat.ready ? h("span", { class: "tag ready-tag" }, `✓ ${t("lobby_ready")}`) : null,
       control,
     );
   });

@@ -59,12 +59,13 @@ export function onMatchFrame(frame) {
 }
 
 /**
- * A refused `cancel_match` or `accept_bot` (`not_matching`): a pairing crossed
- * the click, and the room's frames are on their way. Returns true when the
- * error is the quick match's and needs no message.
+ * A refused `cancel_match` or `accept_bot` (`not_matching`), or a request
+ * refused because a pairing took the person out of the queue first (`paired`):
+ * a pairing crossed the click, and the room's frames are on their way. Returns
+ * true when the error is the quick match's and needs no message.
  */
 export function onMatchError(frame) {
-  if (frame.code !== "not_matching") return false;
+  if (frame.code !== "not_matching" && frame.code !== "paired") return false;
   if (S.matching && frame.request === "cancel_match") S.matching = null;
   return true;
 }
@@ -210,7 +211,12 @@ export function openRoomsCard() {
               h("span", { class: "sr-only" }, plural("seats_taken", room.taken, { total: room.seats })),
               h("span", { "aria-hidden": "true" }, ` ${room.taken}/${room.seats}`),
             ),
-            h("span", { class: "open-room-host" }, room.host ? t("hosted_by", { name: room.host }) : ""),
+            h(
+              "span",
+              { class: "open-room-host" },
+              room.host ? t("hosted_by", { name: room.host }) : "",
+              room.spectators_see_all ? h("span", { class: "tag vision-tag", title: t("opt_spectators_see_all_hint") }, ` 👁 ${t("opt_spectators_see_all")}`) : null,
+            ),
             h("span", { class: "open-room-lang" }, languageOf(room.language)),
             room.rated ? h("span", { class: "tag rated-tag" }, `🏅 ${t("rated")}`) : h("span", {}),
             h("span", { class: "open-room-join" }, `${t("join")} →`),

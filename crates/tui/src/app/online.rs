@@ -456,6 +456,23 @@ impl App {
                     self.say(self.lang().t("waiting_for_host"));
                 }
             }
+            // Ready (a rated game starts only when every person is).
+            KeyCode::Char('r') => {
+                let Some(play) = self.play.as_ref() else {
+                    return;
+                };
+                if play.is_host() {
+                    self.say(self.lang().t("tui.you_host"));
+                } else if let Some(ready) = play.my_lobby_ready() {
+                    self.send_frame(ClientFrame::Ready { ready: !ready });
+                    let said = if ready {
+                        "tui.ready_off"
+                    } else {
+                        "tui.ready_on"
+                    };
+                    self.say(self.lang().t(said));
+                }
+            }
             KeyCode::Char('q') | KeyCode::Esc => self.ask_to_leave(),
             _ => {}
         }
@@ -463,6 +480,20 @@ impl App {
 }
 
 impl Play {
+    /// Whether this terminal's person has said ready in the lobby, if it
+    /// holds a seat of its online room.
+    pub fn my_lobby_ready(&self) -> Option<bool> {
+        match &self.source {
+            Source::Remote(Remote {
+                room: Some(room), ..
+            }) => {
+                let seat = room.you.and_then(|you| you.seat)?;
+                room.seats.get(seat).map(|s| s.ready)
+            }
+            _ => None,
+        }
+    }
+
     /// Whether this terminal is the host of its online room.
     pub fn is_host(&self) -> bool {
         match &self.source {

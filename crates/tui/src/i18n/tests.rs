@@ -382,3 +382,40 @@ fn lang_names_the_five_languages() {
     assert_eq!(Lang::parse("pt"), None);
     assert_eq!(Lang::parse("de"), None);
 }
+
+/// The keys of a catalogue's top level in file order, duplicates kept (a
+/// JSON parser keeps the last of two equal keys, silently: one of them would
+/// be lost for the browser and the terminal alike).
+fn top_level_keys(source: &str) -> Vec<String> {
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct Keys;
+    impl<'de> Visitor<'de> for Keys {
+        type Value = Vec<String>;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a catalogue object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Vec<String>, A::Error> {
+            let mut keys = Vec::new();
+            while let Some((key, IgnoredAny)) = map.next_entry::<String, IgnoredAny>()? {
+                keys.push(key);
+            }
+            Ok(keys)
+        }
+    }
+    serde_json::Deserializer::from_str(source)
+        .deserialize_map(Keys)
+        .expect("a catalogue is a JSON object")
+}
+
+#[test]
+fn no_catalogue_names_a_key_twice() {
+    for (lang, source) in Lang::ALL.iter().zip(super::SOURCES) {
+        let keys = top_level_keys(source);
+        let mut seen = BTreeSet::new();
+        let twice: Vec<&String> = keys.iter().filter(|k| !seen.insert(*k)).collect();
+        assert!(
+            twice.is_empty(),
+            "{lang:?} names these keys twice: {twice:?}"
+        );
+    }
+}

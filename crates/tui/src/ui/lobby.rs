@@ -194,15 +194,30 @@ pub(super) fn draw_lobby(app: &App, area: Rect, buf: &mut Buffer) {
                 } else {
                     format!(" – {}", lang.t("away"))
                 };
+                let ready = if seat.ready && seat.kind == broadside_protocol::SeatKind::Person {
+                    format!(" ✓ {}", lang.t("lobby_ready"))
+                } else {
+                    String::new()
+                };
                 let seat = lang.fill("seat_n", &[("n", &(i + 1))]);
-                lines.push(Line::from(format!("  {seat}: {name}{rating}{you}{away}")));
+                lines.push(Line::from(format!(
+                    "  {seat}: {name}{rating}{you}{away}{ready}"
+                )));
             }
             lines.push(Line::from(""));
+            if room.same_address {
+                lines.push(Line::from(format!("  {}", lang.t("same_address"))).yellow());
+            }
             let host = play.is_some_and(Play::is_host);
             let next = if host {
                 lang.t("tui.you_host")
             } else {
-                lang.t("waiting_for_host")
+                let ready = play.and_then(Play::my_lobby_ready);
+                match ready {
+                    Some(false) => lang.t("tui.ready_hint"),
+                    Some(true) => lang.t("tui.ready_waiting"),
+                    None => lang.t("waiting_for_host"),
+                }
             };
             lines.push(Line::from(format!("  {next}")));
         }
