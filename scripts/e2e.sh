@@ -87,7 +87,7 @@ start=$(date +%s)
 status=0
 # Test files named on the command line (e.g. `scripts/e2e.sh public.test.js`)
 # run alone; without any, every test file runs.
-(cd tests/e2e && node --test --test-concurrency="${E2E_CONCURRENCY:-2}" --test-reporter=spec "$@") || status=$?
+(cd tests/e2e && node --test --test-concurrency="${E2E_CONCURRENCY:-1}" --test-reporter=spec "$@") || status=$?
 echo "e2e: finished in $(( $(date +%s) - start ))s" >&2
 if [ "$status" != "0" ]; then
   echo "e2e: server log:" >&2
