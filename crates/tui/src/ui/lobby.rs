@@ -212,14 +212,19 @@ pub(super) fn draw_lobby(app: &App, area: Rect, buf: &mut Buffer) {
             let next = if host {
                 lang.t("tui.you_host")
             } else {
-                let ready = play.and_then(Play::my_lobby_ready);
-                match ready {
-                    Some(false) => lang.t("tui.ready_hint"),
-                    Some(true) => lang.t("tui.ready_waiting"),
-                    None => lang.t("waiting_for_host"),
-                }
+                lang.t("waiting_for_host")
             };
             lines.push(Line::from(format!("  {next}")));
+            if !host {
+                let ready = match play.and_then(Play::my_lobby_ready) {
+                    Some(false) => Some(lang.t("tui.ready_hint")),
+                    Some(true) => Some(lang.t("tui.ready_waiting")),
+                    None => None,
+                };
+                if let Some(ready) = ready {
+                    lines.push(Line::from(format!("  {ready}")));
+                }
+            }
         }
     }
     Paragraph::new(lines).render(area, buf);
