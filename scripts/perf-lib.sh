@@ -47,7 +47,8 @@ start_server() {
   server_pid=$!
   addr=""
   for _ in $(seq 1 100); do
-    addr="$(sed -n 's|.*http://\([0-9.]*:[0-9]*\)/.*|\1|p' "$work/server-$name.log" | head -n 1 || true)"
+    # (A server on loopback prints itself as localhost.)
+    addr="$(sed -n 's|.*http://\([0-9a-z.]*:[0-9]*\)/.*|\1|p' "$work/server-$name.log" | head -n 1 | sed 's/^localhost:/127.0.0.1:/' || true)"
     if [ -n "$addr" ]; then
       return 0
     fi

@@ -25,7 +25,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Commands {
     /// Serves the game and the web client (the default when no subcommand is given).
-    Serve(serve::ServeArgs),
+    Serve(Box<serve::ServeArgs>),
     /// Plays in the terminal, offline against bots or online on a server.
     Play(play::PlayArgs),
     /// Runs one game driven by JSON lines on stdin (see docs/referee.md).
@@ -49,7 +49,7 @@ fn main() -> Result<()> {
             broadside_referee::run(BufReader::new(stdin.lock()), stdout.lock())?;
             Ok(())
         }
-        Some(Commands::Serve(args)) => serve::run(args),
+        Some(Commands::Serve(args)) => serve::run(*args),
         Some(Commands::Export(args)) => export::run(args),
         Some(Commands::Play(args)) => play::run(args),
         None => serve::run(serve::ServeArgs::default()),

@@ -39,6 +39,11 @@ pub struct ServeArgs {
     /// besides the server's own (repeat for several).
     #[arg(long = "allow-origin")]
     pub allowed_origins: Vec<String>,
+    /// The address players open, https://host[:port]: passkeys (accounts)
+    /// are bound to it. Without it, passkeys work at http://localhost on
+    /// any port (not at a bare IP address).
+    #[arg(long)]
+    pub public_origin: Option<String>,
     /// Seconds a quick match waits for a person before a bot is offered.
     #[arg(long, default_value_t = Config::default().match_wait.as_secs())]
     pub match_wait_secs: u64,
@@ -218,6 +223,7 @@ impl Default for ServeArgs {
             lease_secs: Config::default().lease_ttl.as_secs(),
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
+            public_origin: None,
             match_wait_secs: Config::default().match_wait.as_secs(),
             bot_delay_ms: 700,
             log_format: LogFormat::Text,
@@ -241,11 +247,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let local = listener
         .local_addr()
         .context("reading the listening address")?;
-    // A server on every interface is still reached from this machine as localhost.
-    let shown = if local.ip().is_unspecified() {
-        SocketAddr::new(std::net::Ipv4Addr::LOCALHOST.into(), local.port())
+    // A server on every interface, or on loopback, is reached from this
+    // machine as localhost (where browsers allow passkeys without TLS).
+    let shown = if local.ip().is_unspecified() || local.ip().is_loopback() {
+        format!("localhost:{}", local.port())
     } else {
-        local
+        local.to_string()
     };
     let cluster = match &args.bus {
         Some(bus) => format!("; node {} on {bus}", args.node),
@@ -262,6 +269,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         lease_ttl: Duration::from_secs(args.lease_secs.max(1)),
         trusted_proxies: args.trusted_proxies,
         allowed_origins: args.allowed_origins,
+        public_origin: args.public_origin,
         match_wait: Duration::from_secs(args.match_wait_secs),
         ..Config::default()
     });

@@ -6,6 +6,8 @@
 
 #[path = "../../server/tests/common/client.rs"]
 mod client;
+#[path = "../../server/tests/common/passkey.rs"]
+mod passkey;
 #[path = "support/cluster.rs"]
 mod support;
 
@@ -591,4 +593,28 @@ async fn a_node_refuses_to_start_under_a_live_nodes_name() {
         "{:?}",
         restarted.elapsed()
     );
+}
+
+/// Signing out everywhere on one node closes the account's other sessions
+/// on the other node within two seconds (over the bus).
+#[tokio::test]
+async fn signing_out_everywhere_closes_sessions_on_every_node() {
+    let _serial = SERIAL.lock().await;
+    let db = FreshDb::new("sign_out");
+    let n1 = Node::start("n1", &db);
+    let n2 = Node::start("n2", &db);
+    let mut ana = n1.person("Ana").await;
+    let (mut passkey, _) = ana.sign_up("Ana").await;
+    let mut guest = n2.person("Phone").await;
+    let token = guest.sign_in("Ana", &mut passkey).await;
+    let mut phone = n2.returning(&token, "Phone").await;
+    phone.send(json!({"type": "account"})).await;
+    assert_eq!(phone.expect("account").await["username"], "Ana");
+    let started = Instant::now();
+    ana.send(json!({"type": "sign_out_everywhere"})).await;
+    ana.expect("account").await;
+    let (code, _) = phone.expect_close().await.expect("a close frame");
+    assert_eq!(code, 4005);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(2), "{took:?}");
 }

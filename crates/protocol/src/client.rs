@@ -207,6 +207,43 @@ pub enum ClientFrame {
     },
     /// The finished games of this token; answered with `history`.
     History,
+    /// Makes this guest an account named `username`: answered with
+    /// `passkey_create`, whose credential `passkey_created` sends back.
+    CreateAccount { username: String },
+    /// Adds a passkey to the signed-in account: answered with
+    /// `passkey_create`.
+    AddPasskey,
+    /// The new credential (`PublicKeyCredential.toJSON()`) of the ceremony
+    /// `create_account` or `add_passkey` began; answered with `account`.
+    PasskeyCreated { credential: Map<String, Value> },
+    /// Signs in to account `username` with a passkey: answered with
+    /// `passkey_request`, whose assertion `passkey_asserted` sends back.
+    SignIn { username: String },
+    /// The assertion (`PublicKeyCredential.toJSON()`) of the ceremony
+    /// `sign_in` began; answered with `signed_in`.
+    PasskeyAsserted { credential: Map<String, Value> },
+    /// Signs in with one of the account's recovery codes (each works once);
+    /// answered with `signed_in`.
+    Recover { username: String, code: String },
+    /// The signed-in account: answered with `account`.
+    Account,
+    /// Ends this session; answered with `signed_out`.
+    SignOut,
+    /// Ends every other session of the account (their connections close
+    /// with 4005); answered with `account`.
+    SignOutEverywhere,
+    /// A one-use code that signs another device in to this account, for
+    /// five minutes; answered with `link_code`.
+    LinkOffer,
+    /// Signs this device in with a code a signed-in device offered;
+    /// answered with `signed_in`.
+    LinkRedeem { code: String },
+    /// A one-use code for a signed-in device to approve (the terminal's
+    /// sign-in); answered with `link_code`, then `signed_in` once approved.
+    LinkRequest,
+    /// Approves the code another device requested: that device is signed in
+    /// to this account; answered with `link_approved`.
+    LinkApprove { code: String },
 }
 
 /// A client frame with its optional request id, as it goes on the wire: the
@@ -251,7 +288,41 @@ impl ClientFrame {
             ClientFrame::OpenRooms => "open_rooms",
             ClientFrame::Leaderboard { .. } => "leaderboard",
             ClientFrame::History => "history",
+            ClientFrame::CreateAccount { .. } => "create_account",
+            ClientFrame::AddPasskey => "add_passkey",
+            ClientFrame::PasskeyCreated { .. } => "passkey_created",
+            ClientFrame::SignIn { .. } => "sign_in",
+            ClientFrame::PasskeyAsserted { .. } => "passkey_asserted",
+            ClientFrame::Recover { .. } => "recover",
+            ClientFrame::Account => "account",
+            ClientFrame::SignOut => "sign_out",
+            ClientFrame::SignOutEverywhere => "sign_out_everywhere",
+            ClientFrame::LinkOffer => "link_offer",
+            ClientFrame::LinkRedeem { .. } => "link_redeem",
+            ClientFrame::LinkRequest => "link_request",
+            ClientFrame::LinkApprove { .. } => "link_approve",
         }
+    }
+
+    /// Whether this is one of the frames about accounts (docs/protocol.md,
+    /// "Accounts"), which a connection answers itself.
+    pub fn is_about_accounts(&self) -> bool {
+        matches!(
+            self,
+            ClientFrame::CreateAccount { .. }
+                | ClientFrame::AddPasskey
+                | ClientFrame::PasskeyCreated { .. }
+                | ClientFrame::SignIn { .. }
+                | ClientFrame::PasskeyAsserted { .. }
+                | ClientFrame::Recover { .. }
+                | ClientFrame::Account
+                | ClientFrame::SignOut
+                | ClientFrame::SignOutEverywhere
+                | ClientFrame::LinkOffer
+                | ClientFrame::LinkRedeem { .. }
+                | ClientFrame::LinkRequest
+                | ClientFrame::LinkApprove { .. }
+        )
     }
 
     /// The `command` frame for an engine command: the command's JSON without
@@ -396,6 +467,27 @@ struct ChatText {
 }
 
 #[derive(Deserialize)]
+struct Username {
+    username: String,
+}
+
+#[derive(Deserialize)]
+struct Recovery {
+    username: String,
+    code: String,
+}
+
+#[derive(Deserialize)]
+struct Code {
+    code: String,
+}
+
+#[derive(Deserialize)]
+struct Credential {
+    credential: Map<String, Value>,
+}
+
+#[derive(Deserialize)]
 struct ForPreset {
     #[serde(default = "default_preset")]
     preset: Preset,
@@ -464,6 +556,34 @@ fn read_frame(kind: &str, object: Map<String, Value>) -> Result<ClientFrame, Ref
             preset: fields::<ForPreset>(&object)?.preset,
         },
         "history" => ClientFrame::History,
+        "create_account" => ClientFrame::CreateAccount {
+            username: fields::<Username>(&object)?.username,
+        },
+        "add_passkey" => ClientFrame::AddPasskey,
+        "passkey_created" => ClientFrame::PasskeyCreated {
+            credential: fields::<Credential>(&object)?.credential,
+        },
+        "sign_in" => ClientFrame::SignIn {
+            username: fields::<Username>(&object)?.username,
+        },
+        "passkey_asserted" => ClientFrame::PasskeyAsserted {
+            credential: fields::<Credential>(&object)?.credential,
+        },
+        "recover" => {
+            let Recovery { username, code } = fields(&object)?;
+            ClientFrame::Recover { username, code }
+        }
+        "account" => ClientFrame::Account,
+        "sign_out" => ClientFrame::SignOut,
+        "sign_out_everywhere" => ClientFrame::SignOutEverywhere,
+        "link_offer" => ClientFrame::LinkOffer,
+        "link_redeem" => ClientFrame::LinkRedeem {
+            code: fields::<Code>(&object)?.code,
+        },
+        "link_request" => ClientFrame::LinkRequest,
+        "link_approve" => ClientFrame::LinkApprove {
+            code: fields::<Code>(&object)?.code,
+        },
         other => {
             return Err(Refusal::new(
                 codes::UNKNOWN_TYPE,

@@ -27,9 +27,9 @@ pub use client::{
 pub use refusal::{codes, Refusal};
 pub use replay::{ApiError, Replay, ReplayStep};
 pub use server::{
-    AbortReason, Aborted, ErrorFrame, LeaderboardLine, MyGame, OpenRoom, PastGame, RematchOffer,
-    RematchReason, RoomInfo, RoomPhase, RoomSeat, RoomSetup, SeatKind, SeatSummary, ServerFrame,
-    StateFrame, You,
+    AbortReason, Aborted, AccountInfo, ErrorFrame, LeaderboardLine, MyGame, OpenRoom, PasskeyInfo,
+    PastGame, RematchOffer, RematchReason, RoomInfo, RoomPhase, RoomSeat, RoomSetup, SeatKind,
+    SeatSummary, ServerFrame, StateFrame, You,
 };
 
 use schemars::JsonSchema;
@@ -74,6 +74,9 @@ pub mod close {
     pub const TOO_SLOW: u16 = 4003;
     /// Too many frames dropped by the rate limit.
     pub const FLOOD: u16 = 4004;
+    /// The session was ended elsewhere (signed out everywhere, or the
+    /// account banned): forget the token.
+    pub const SIGNED_OUT: u16 = 4005;
 }
 
 /// The level of a bot seat on the wire. The bots themselves live in

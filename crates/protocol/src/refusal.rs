@@ -100,6 +100,20 @@ pub mod codes {
     /// quick match has just paired: its game is starting (a `room` frame
     /// follows).
     pub const PAIRED: &str = "paired";
+    /// A username another account has, or one that looks like it.
+    pub const USERNAME_TAKEN: &str = "username_taken";
+    /// A frame for accounts from a guest (sign in first).
+    pub const NOT_SIGNED_IN: &str = "not_signed_in";
+    /// `create_account` from a session that is already an account's.
+    pub const ALREADY_SIGNED_IN: &str = "already_signed_in";
+    /// The passkey was not accepted (or no ceremony was under way).
+    pub const PASSKEY_FAILED: &str = "passkey_failed";
+    /// Sign-in refused: no such account, passkey or recovery code.
+    pub const SIGN_IN_FAILED: &str = "sign_in_failed";
+    /// A link code that is unknown, used or expired.
+    pub const LINK_CODE_INVALID: &str = "link_code_invalid";
+    /// Rated play needs an account.
+    pub const ACCOUNT_NEEDED: &str = "account_needed";
 
     /// Every code above, in the order of docs/protocol.md's table.
     pub const ALL: &[&str] = &[
@@ -128,5 +142,12 @@ pub mod codes {
         NOT_FOR_RATED,
         CLOCK_TOO_SHORT,
         PAIRED,
+        USERNAME_TAKEN,
+        NOT_SIGNED_IN,
+        ALREADY_SIGNED_IN,
+        PASSKEY_FAILED,
+        SIGN_IN_FAILED,
+        LINK_CODE_INVALID,
+        ACCOUNT_NEEDED,
     ];
 }

@@ -20,7 +20,14 @@ use crate::BotLevel;
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ServerFrame {
     /// The answer to `hello`: the session token to keep, and the nickname.
-    Welcome { token: String, nickname: String },
+    Welcome {
+        token: String,
+        nickname: String,
+        /// The account's username when the session is an account's; absent
+        /// for a guest.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        username: Option<String>,
+    },
     /// A refused frame (it changed nothing).
     Error(ErrorFrame),
     /// The answer to `ping`.
@@ -88,6 +95,10 @@ pub enum ServerFrame {
         waiting: u32,
         waited_ms: u64,
         bot_offer_ms: u64,
+        /// Whether the game will be rated: only when both people have
+        /// accounts. `false` for a guest, whose quick match is casual.
+        #[serde(default)]
+        rated: bool,
     },
     /// After the wait, a bot of about the person's strength.
     BotOffer { preset: Preset, level: BotLevel },
@@ -102,6 +113,28 @@ pub enum ServerFrame {
     },
     /// The answer to `history`: finished games, newest first.
     History { games: Vec<PastGame> },
+    /// The options of a passkey's registration, for
+    /// `PublicKeyCredential.parseCreationOptionsFromJSON`.
+    PasskeyCreate {
+        options: serde_json::Map<String, serde_json::Value>,
+    },
+    /// The options of a passkey's assertion, for
+    /// `PublicKeyCredential.parseRequestOptionsFromJSON`.
+    PasskeyRequest {
+        options: serde_json::Map<String, serde_json::Value>,
+    },
+    /// The signed-in account (the answer to `account`, `passkey_created`,
+    /// `sign_out_everywhere`).
+    Account(Box<AccountInfo>),
+    /// Signed in: the new session's token replaces the one this device kept
+    /// (connect again with it).
+    SignedIn { token: String, username: String },
+    /// The answer to `sign_out`: this session is over; forget its token.
+    SignedOut,
+    /// A one-use code (8 characters) and how long it stays valid.
+    LinkCode { code: String, expires_in_ms: u64 },
+    /// The answer to `link_approve`: the other device is signed in.
+    LinkApproved,
 }
 
 impl ServerFrame {
@@ -137,6 +170,13 @@ impl ServerFrame {
             ServerFrame::OpenRooms { .. } => "open_rooms",
             ServerFrame::Leaderboard { .. } => "leaderboard",
             ServerFrame::History { .. } => "history",
+            ServerFrame::PasskeyCreate { .. } => "passkey_create",
+            ServerFrame::PasskeyRequest { .. } => "passkey_request",
+            ServerFrame::Account(_) => "account",
+            ServerFrame::SignedIn { .. } => "signed_in",
+            ServerFrame::SignedOut => "signed_out",
+            ServerFrame::LinkCode { .. } => "link_code",
+            ServerFrame::LinkApproved => "link_approved",
         }
     }
 
@@ -486,4 +526,32 @@ pub struct PastGame {
     pub rating_change: Option<f64>,
     /// The replay's path.
     pub replay: String,
+}
+
+/// The `account` frame.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AccountInfo {
+    pub username: String,
+    /// Unix milliseconds.
+    pub created: i64,
+    pub passkeys: Vec<PasskeyInfo>,
+    /// Sessions signed in, this one included.
+    pub sessions: u32,
+    /// Recovery codes not yet used.
+    pub recovery_codes_left: u32,
+    /// The recovery codes, sent once: in the `account` frame that answers
+    /// the `passkey_created` of `create_account`. Absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_codes: Option<Vec<String>>,
+}
+
+/// One passkey of an account.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct PasskeyInfo {
+    /// The credential's id (base64url).
+    pub id: String,
+    /// Unix milliseconds.
+    pub created: i64,
+    /// Unix milliseconds; `null` if never used to sign in.
+    pub last_used: Option<i64>,
 }

@@ -135,6 +135,19 @@ const CLIENT_TYPES: &[&str] = &[
     "open_rooms",
     "leaderboard",
     "history",
+    "create_account",
+    "add_passkey",
+    "passkey_created",
+    "sign_in",
+    "passkey_asserted",
+    "recover",
+    "account",
+    "sign_out",
+    "sign_out_everywhere",
+    "link_offer",
+    "link_redeem",
+    "link_request",
+    "link_approve",
 ];
 
 /// Reads one shown frame in its direction; the direction read, or why not.

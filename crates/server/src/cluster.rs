@@ -49,7 +49,7 @@ use serde_json::{Map, Value};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinHandle;
 
-use crate::conns::Conns;
+use crate::conns::{Conns, Sessions};
 use crate::context::RoomContext;
 use crate::db::NodeClaim;
 use crate::outbox::{ConnId, Control, Outbox, RemoteSink};
@@ -91,6 +91,9 @@ pub enum RemoteOp {
         conn: ConnId,
         player_id: i64,
         nickname: String,
+        /// The person has an account (absent from older nodes: a guest).
+        #[serde(default)]
+        account: bool,
         role: Role,
         ip: IpAddr,
     },
@@ -312,6 +315,7 @@ impl Cluster {
                 conn,
                 player_id,
                 nickname,
+                account,
                 role,
                 ip,
             } => {
@@ -321,6 +325,7 @@ impl Cluster {
                     person: Person {
                         player_id,
                         nickname,
+                        account,
                     },
                     role,
                     ip,
@@ -383,6 +388,7 @@ impl Cluster {
             .map_err(bus)?;
         let mut owners = self.client.subscribe("bs.owner.*").await.map_err(bus)?;
         let mut alive = self.client.subscribe("bs.alive.*").await.map_err(bus)?;
+        let mut sign_outs = self.client.subscribe("bs.sign_out").await.map_err(bus)?;
         let mut heartbeat = tokio::time::interval(HEARTBEAT);
         tokio::spawn(async move {
             loop {
@@ -407,11 +413,46 @@ impl Cluster {
                         let owner = String::from_utf8_lossy(&message.payload);
                         conns.owner_changed(code, &owner);
                     }
+                    Some(message) = sign_outs.next() => {
+                        let Some(conns) = conns.upgrade() else { break };
+                        match serde_json::from_slice::<SignOut>(&message.payload) {
+                            // The node that sent it has closed its own.
+                            Ok(sign_out) if sign_out.node != self.node => {
+                                conns.sign_out(sign_out.player, &sign_out.ended, None);
+                            }
+                            _ => {}
+                        }
+                    }
                     else => break,
                 }
             }
         });
         Ok(())
+    }
+}
+
+/// Sessions ended on one node: every node closes their connections.
+#[derive(Serialize, Deserialize)]
+struct SignOut {
+    node: String,
+    player: i64,
+    ended: Sessions,
+}
+
+impl Cluster {
+    /// Tells every other node to close the connections of `player`'s
+    /// `ended` sessions (this node has closed its own).
+    pub async fn sign_out(&self, player: i64, ended: Sessions) {
+        let node = self.node.clone();
+        let payload = serde_json::to_vec(&SignOut {
+            node,
+            player,
+            ended,
+        })
+        .expect("a sign-out is plain data and always serializes");
+        if let Err(error) = self.client.publish("bs.sign_out", payload.into()).await {
+            tracing::warn!(%error, "bus: a sign-out was not sent");
+        }
     }
 }
 
@@ -468,6 +509,10 @@ async fn publish(client: async_nats::Client, mut queue: mpsc::Receiver<Outgoing>
                 headers.insert("join", code.as_str());
                 Bytes::new()
             }
+            Body::Control(Control::SignOut) => {
+                headers.insert("sign_out", "1");
+                Bytes::new()
+            }
         };
         if let Err(error) = client
             .publish_with_headers(format!("bs.node.{}", out.node), headers, payload)
@@ -496,6 +541,8 @@ fn deliver(conns: &Conns, message: &async_nats::Message) {
         outbox.control(Control::Rejoin(code.to_string()));
     } else if let Some(code) = headers.get("join") {
         outbox.control(Control::Join(code.to_string()));
+    } else if headers.get("sign_out").is_some() {
+        outbox.control(Control::SignOut);
     } else {
         {
             if let Ok(frame) = String::from_utf8(message.payload.to_vec()) {

@@ -74,6 +74,9 @@ pub struct Config {
     pub allowed_origins: Vec<String>,
     /// How long a quick match waits for a person before a bot is offered.
     pub match_wait: Duration,
+    /// The origin players' browsers see (`https://host[:port]`), which
+    /// passkeys are bound to; `None`: `http://localhost` on any port.
+    pub public_origin: Option<String>,
 }
 
 impl Default for Config {
@@ -108,6 +111,7 @@ impl Default for Config {
             trusted_proxies: Vec::new(),
             allowed_origins: Vec::new(),
             match_wait: Duration::from_secs(20),
+            public_origin: None,
         }
     }
 }

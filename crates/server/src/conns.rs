@@ -5,7 +5,28 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
-use crate::outbox::{ConnId, Outbox};
+use crate::outbox::{ConnId, Control, Outbox};
+
+/// Which sessions of a person ended (their connections are closed).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Sessions {
+    /// Every session but this one (sign out everywhere).
+    AllBut(Vec<u8>),
+    /// This one (signed out on one device, whose other tabs share it).
+    One(Vec<u8>),
+    /// Every one (a ban).
+    All,
+}
+
+impl Sessions {
+    fn includes(&self, hash: &[u8]) -> bool {
+        match self {
+            Sessions::AllBut(kept) => kept != hash,
+            Sessions::One(ended) => ended == hash,
+            Sessions::All => true,
+        }
+    }
+}
 
 /// This node's connections, by id.
 #[derive(Default)]
@@ -17,11 +38,20 @@ struct Registered {
     outbox: Outbox,
     /// The room and, when it lives elsewhere, the node that owns it.
     link: Option<(String, Option<String>)>,
+    /// The person and the hash of the session token it said hello with.
+    session: Option<(i64, Vec<u8>)>,
 }
 
 impl Conns {
     pub fn register(&self, conn: ConnId, outbox: Outbox) {
-        self.lock().insert(conn, Registered { outbox, link: None });
+        self.lock().insert(
+            conn,
+            Registered {
+                outbox,
+                link: None,
+                session: None,
+            },
+        );
     }
 
     pub fn unregister(&self, conn: ConnId) {
@@ -33,6 +63,29 @@ impl Conns {
         if let Some(registered) = self.lock().get_mut(&conn) {
             registered.link = link;
         }
+    }
+
+    /// Records the person and session of a connection (after `hello`).
+    pub fn set_session(&self, conn: ConnId, player_id: i64, hash: Vec<u8>) {
+        if let Some(registered) = self.lock().get_mut(&conn) {
+            registered.session = Some((player_id, hash));
+        }
+    }
+
+    /// Closes the connections of `player_id`'s `ended` sessions (but
+    /// connection `except`). Answers how many were told.
+    pub fn sign_out(&self, player_id: i64, ended: &Sessions, except: Option<ConnId>) -> usize {
+        let mut told = 0;
+        for (conn, registered) in self.lock().iter() {
+            let Some((player, hash)) = &registered.session else {
+                continue;
+            };
+            if Some(*conn) != except && *player == player_id && ended.includes(hash) {
+                registered.outbox.control(Control::SignOut);
+                told += 1;
+            }
+        }
+        told
     }
 
     pub fn outbox(&self, conn: ConnId) -> Option<Outbox> {

@@ -41,10 +41,10 @@ pub use records::{
     ChatRecord, CommandRecord, GameRecord, GameResults, Lease, MyGame, OpenRoom, Owner, PastGame,
     Ranked, RoomRecord, SeatKind, SeatRecord, SeatResult, StoredGame, Waiting,
 };
-pub use store::NodeClaim;
+pub use store::{AccountRow, LinkKind, NewAccount, NodeClaim, PasskeyRow};
 use store::{
-    LeaseStore, LogStore, NodeStore, PlayerStore, PublicStore, QueueStore, ReplayStore, RoomStore,
-    Store,
+    AccountStore, LeaseStore, LogStore, NodeStore, PlayerStore, PublicStore, QueueStore,
+    ReplayStore, RoomStore, Store,
 };
 
 use crate::ratings::Rating;
@@ -146,6 +146,95 @@ impl Db {
 
     pub async fn set_nickname(&self, player_id: i64, nickname: String) -> Result<(), DbError> {
         both!(self, store => store.set_nickname(player_id, nickname).await)
+    }
+
+    pub async fn account(&self, player_id: i64) -> Result<Option<AccountRow>, DbError> {
+        both!(self, store => store.account(player_id).await)
+    }
+
+    pub async fn account_by_key(&self, key: String) -> Result<Option<AccountRow>, DbError> {
+        both!(self, store => store.account_by_key(key).await)
+    }
+
+    pub async fn create_account(&self, new: NewAccount) -> Result<bool, DbError> {
+        both!(self, store => store.create_account(new).await)
+    }
+
+    pub async fn passkeys(&self, player_id: i64) -> Result<Vec<PasskeyRow>, DbError> {
+        both!(self, store => store.passkeys(player_id).await)
+    }
+
+    pub async fn add_passkey(&self, row: PasskeyRow) -> Result<bool, DbError> {
+        both!(self, store => store.add_passkey(row).await)
+    }
+
+    pub async fn passkey_used(
+        &self,
+        cred_id: String,
+        passkey: String,
+        now_ms: i64,
+    ) -> Result<(), DbError> {
+        both!(self, store => store.passkey_used(cred_id, passkey, now_ms).await)
+    }
+
+    pub async fn create_session(
+        &self,
+        hash: Vec<u8>,
+        player_id: i64,
+        now_ms: i64,
+    ) -> Result<(), DbError> {
+        both!(self, store => store.create_session(hash, player_id, now_ms).await)
+    }
+
+    pub async fn end_session(&self, hash: Vec<u8>) -> Result<bool, DbError> {
+        both!(self, store => store.end_session(hash).await)
+    }
+
+    pub async fn end_other_sessions(&self, player_id: i64, keep: Vec<u8>) -> Result<u32, DbError> {
+        both!(self, store => store.end_other_sessions(player_id, keep).await)
+    }
+
+    /// Sessions and unused recovery codes of a player.
+    pub async fn session_counts(&self, player_id: i64) -> Result<(u32, u32), DbError> {
+        both!(self, store => store.session_counts(player_id).await)
+    }
+
+    pub async fn use_recovery_code(
+        &self,
+        player_id: i64,
+        hash: Vec<u8>,
+        now_ms: i64,
+    ) -> Result<bool, DbError> {
+        both!(self, store => store.use_recovery_code(player_id, hash, now_ms).await)
+    }
+
+    pub async fn store_link_code(
+        &self,
+        hash: Vec<u8>,
+        kind: LinkKind,
+        player_id: Option<i64>,
+        now_ms: i64,
+        expires_ms: i64,
+    ) -> Result<(), DbError> {
+        both!(self, store => store.store_link_code(hash, kind, player_id, now_ms, expires_ms).await)
+    }
+
+    pub async fn approve_link_code(
+        &self,
+        hash: Vec<u8>,
+        player_id: i64,
+        now_ms: i64,
+    ) -> Result<bool, DbError> {
+        both!(self, store => store.approve_link_code(hash, player_id, now_ms).await)
+    }
+
+    pub async fn take_link_code(
+        &self,
+        hash: Vec<u8>,
+        kind: LinkKind,
+        now_ms: i64,
+    ) -> Result<Option<i64>, DbError> {
+        both!(self, store => store.take_link_code(hash, kind, now_ms).await)
     }
 
     /// Stores a new room owned by `node` and returns the node's lease on it;

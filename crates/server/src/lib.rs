@@ -22,6 +22,7 @@
 // the leaves: address, assets, cpu, db, limits, protocol, ratings,
 // replay_cache, secret). Checked by
 // crates/broadside/tests/shape.rs; docs/ARCHITECTURE.md, "crates/server".
+mod accounts;
 mod address;
 mod assets;
 mod config;

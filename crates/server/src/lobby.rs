@@ -31,7 +31,7 @@ use crate::context::RoomContext;
 use crate::cpu::Key;
 use crate::db::Waiting;
 use crate::outbox::{ConnId, Control, RemoteSink};
-use crate::protocol::{self, Refusal, ServerFrame};
+use crate::protocol::{self, codes, Refusal, ServerFrame};
 use crate::registry::Registry;
 use crate::room::{Person, RoomSetup};
 
@@ -200,18 +200,27 @@ impl Lobby {
         partner: Waiting,
         key: Key,
     ) -> Result<String, Refusal> {
+        // Rated when both are accounts; a guest's quick match is casual.
+        let partner_account = self
+            .context
+            .db
+            .account(partner.player_id)
+            .await
+            .map_err(|e| Refusal::new(codes::INTERNAL, format!("the server failed: {e}")))?
+            .is_some();
         let setup = RoomSetup {
             preset,
             seats: 2,
             options: Options::default(),
             teams: None,
             public: false,
-            rated: true,
+            rated: person.account && partner_account,
             language,
         };
         let guest = Person {
             player_id: partner.player_id,
             nickname: partner.nickname.clone(),
+            account: partner_account,
         };
         let code = self
             .registry
@@ -469,6 +478,7 @@ mod tests {
         Person {
             player_id,
             nickname: nickname.into(),
+            account: true,
         }
     }
 

@@ -79,6 +79,8 @@ pub enum Control {
     Rejoin(String),
     /// A quick match paired this person into a new room: join it.
     Join(String),
+    /// The connection's session was ended elsewhere: close (4005).
+    SignOut,
 }
 
 /// The connection's end of its outbox.

@@ -54,11 +54,16 @@ pub const LEGACY_CODE_LENGTH: usize = 6;
 
 /// A random room code.
 pub fn new_room_code() -> Result<String, RandomError> {
-    let mut code = String::with_capacity(CODE_LENGTH);
+    random_letters(CODE_LENGTH)
+}
+
+/// `length` letters of [`CODE_ALPHABET`], each equally likely.
+fn random_letters(length: usize) -> Result<String, RandomError> {
+    let mut code = String::with_capacity(length);
     let n = CODE_ALPHABET.len();
     // Rejection sampling keeps every letter equally likely.
     let limit = (256 / n * n) as u8;
-    while code.len() < CODE_LENGTH {
+    while code.len() < length {
         let mut byte = [0u8; 1];
         fill(&mut byte)?;
         if byte[0] < limit {
@@ -67,6 +72,48 @@ pub fn new_room_code() -> Result<String, RandomError> {
     }
     Ok(code)
 }
+
+/// Letters of a link code (accounts.rs): 31^8 ≈ 8.5 × 10^11 codes (39.6
+/// bits), valid five minutes, used once, and wrong guesses rationed per
+/// address like unknown room codes.
+pub const LINK_CODE_LENGTH: usize = 8;
+
+/// A new link code.
+pub fn new_link_code() -> Result<String, RandomError> {
+    random_letters(LINK_CODE_LENGTH)
+}
+
+/// Groups of four letters in a recovery code: 12 letters, 59.5 bits.
+const RECOVERY_GROUPS: usize = 3;
+
+/// A new recovery code, as shown: `ABCD-EFGH-JKMN`.
+pub fn new_recovery_code() -> Result<String, RandomError> {
+    let letters = random_letters(RECOVERY_GROUPS * 4)?;
+    let groups: Vec<&str> = (0..RECOVERY_GROUPS)
+        .map(|group| &letters[group * 4..group * 4 + 4])
+        .collect();
+    Ok(groups.join("-"))
+}
+
+/// A link or recovery code as typed by a person (any case, spaces and
+/// dashes anywhere): its letters, if they can be one of `length` letters.
+pub fn normalize_typed_code(code: &str, length: usize) -> Option<String> {
+    let letters: String = code
+        .chars()
+        .filter(|c| !c.is_whitespace() && *c != '-')
+        .map(|c| c.to_ascii_uppercase())
+        .collect();
+    (letters.len() == length && letters.bytes().all(|b| CODE_ALPHABET.contains(&b)))
+        .then_some(letters)
+}
+
+/// The stored hash of a link or recovery code's letters.
+pub fn code_hash(letters: &str) -> Vec<u8> {
+    Sha256::digest(letters.as_bytes()).to_vec()
+}
+
+/// The letters of a recovery code, as [`normalize_typed_code`] reads them.
+pub const RECOVERY_LETTERS: usize = RECOVERY_GROUPS * 4;
 
 /// A code as typed by a person, upper-cased, if it can be a room code.
 pub fn normalize_code(code: &str) -> Option<String> {

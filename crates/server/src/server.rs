@@ -17,6 +17,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tower_service::Service;
 
+use crate::accounts::Accounts;
 use crate::cluster::Cluster;
 use crate::config::{ClientAddr, Config};
 use crate::conns::Conns;
@@ -42,6 +43,9 @@ pub enum ServerError {
     /// Another live node serves under this node's name.
     #[error("{0}")]
     NodeName(String),
+    /// The public origin cannot serve passkeys.
+    #[error(transparent)]
+    Origin(#[from] crate::accounts::OriginError),
 }
 
 /// Serves Broadside on `listener` until `shutdown` completes: restores every
@@ -53,6 +57,7 @@ pub async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
+    let accounts = Accounts::new(config.public_origin.as_deref())?;
     let (lifecycle, stopper) = Lifecycle::new();
     let lifecycle = Arc::new(lifecycle);
     let addresses = Addresses::new(AddressLimits {
@@ -100,6 +105,7 @@ pub async fn run(
         cluster,
         conns,
         lifecycle,
+        accounts,
     });
     if let Some(cluster) = &shared.cluster {
         cluster

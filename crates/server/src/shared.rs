@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::accounts::Accounts;
 use crate::cluster::Cluster;
 use crate::config::Config;
 use crate::conns::Conns;
@@ -29,6 +30,8 @@ pub struct Shared {
     pub conns: Arc<Conns>,
     /// The shutdown signal and the tokens that keep shutdown waiting.
     pub lifecycle: Arc<Lifecycle>,
+    /// The relying party of passkeys (accounts.rs).
+    pub accounts: Accounts,
 }
 
 impl Shared {

@@ -14,10 +14,12 @@ use broadside_server::Config;
 use common::*;
 use serde_json::{json, Value};
 
-/// A person who said hello from `local`.
+/// A person with an account (only accounts play rated) who said hello
+/// from `local`; the username is the nickname, padded to three characters.
 async fn person_from(server: &TestServer, local: &str, nickname: &str) -> Client {
     let mut client = Client::connect_from(server.addr, local).await;
     client.hello(None, nickname).await;
+    client.sign_up(&format!("{nickname:_<3}")).await;
     client
 }
 
@@ -388,6 +390,7 @@ async fn rated_rooms_refuse_all_seeing_spectators_and_open_rooms_show_vision() {
     let (_dir, db) = temp_db();
     let server = TestServer::start(&db).await;
     let mut ana = server.person("Ana").await;
+    ana.sign_up("Ana").await;
     ana.send(
         json!({"type": "create_room", "preset": "classic", "rated": true,
                     "options": {"spectators_see_all": true}}),
@@ -410,6 +413,7 @@ async fn rated_rooms_refuse_all_seeing_spectators_and_open_rooms_show_vision() {
         .await;
     assert_eq!(ana.expect_error().await, "not_for_rated");
     let mut bea = server.person("Bea").await;
+    bea.sign_up("Bea").await;
     bea.create(json!({"preset": "classic", "public": true,
                       "options": {"spectators_see_all": true}}))
         .await;

@@ -26,14 +26,17 @@ async fn two_quick_matches_play_a_rated_game_and_both_see_it_in_history() {
     let (_dir, db) = temp_db();
     let server = server_with_wait(&db, Duration::from_secs(60)).await;
     let mut ana = server.person("Ana").await;
+    ana.sign_up("Ana").await;
     // From another address: people of one address never rate each other.
     let mut bea = Client::connect_from(server.addr, "127.0.0.2").await;
     bea.hello(None, "Bea").await;
+    bea.sign_up("Bea").await;
     ana.send(json!({"type": "quick_match", "preset": "classic"}))
         .await;
     let waiting = ana.expect("matching").await;
     assert_eq!(waiting["waiting"], 1);
     assert_eq!(waiting["preset"], "classic");
+    assert_eq!(waiting["rated"], true);
     bea.send(json!({"type": "quick_match", "preset": "classic"}))
         .await;
     let ana_room = ana.expect("room").await;

@@ -5,6 +5,7 @@
 
 mod common;
 
+mod accounts;
 mod fair_limits;
 mod fairplay;
 mod game;

@@ -164,7 +164,9 @@ impl Node {
         let addr: String = first[start..]
             .chars()
             .take_while(|c| !c.is_whitespace() && *c != '/')
-            .collect();
+            .collect::<String>()
+            // Printed as localhost (for passkeys); the node listens on loopback.
+            .replace("localhost", "127.0.0.1");
         let log = Arc::new(Mutex::new(Vec::new()));
         let stderr = child.stderr.take().expect("stderr is piped");
         {

@@ -12,6 +12,7 @@
 //! `rooms` holds joining, leaving and forwarding; `public` the quick match
 //! and the lists (it joins rooms through `rooms`).
 
+mod account;
 mod public;
 mod rooms;
 
@@ -56,6 +57,21 @@ struct Connection {
     lang: Option<String>,
     /// Waiting for a quick match.
     matching: Option<Matching>,
+    /// The hash of the session token this connection said hello with.
+    session: Vec<u8>,
+    /// The account's username, when the session is an account's.
+    username: Option<String>,
+    /// A passkey ceremony under way (accounts.rs).
+    ceremony: Option<crate::accounts::Ceremony>,
+    /// A link code this connection asked for, waiting for approval.
+    link_wait: Option<LinkWait>,
+}
+
+/// A link code shown by this connection (the terminal's sign-in), until a
+/// signed-in device approves it or it expires.
+struct LinkWait {
+    hash: Vec<u8>,
+    until: Instant,
 }
 
 /// A connection's wait in the quick-match queue. It does not poll: it wakes
@@ -135,12 +151,17 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
         flooding: false,
         lang: None,
         matching: None,
+        session: Vec::new(),
+        username: None,
+        ceremony: None,
+        link_wait: None,
         shared,
     };
     let hello_by = Instant::now() + config.hello_timeout;
     let mut heard = Instant::now();
     let mut ping =
         tokio::time::interval_at(Instant::now() + config.ping_interval, config.ping_interval);
+    let mut link_poll = tokio::time::interval(account::LINK_POLL);
     // The handlers below are awaited through `Box::pin`: a future holds the
     // state of every future it awaits inline, so the handling of one frame
     // would otherwise be carried for the whole life of every connection
@@ -151,6 +172,7 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
             Some(_) => heard + config.idle_timeout,
         };
         let waiting = connection.matching.is_some();
+        let linking = connection.link_wait.is_some();
         tokio::select! {
             incoming = socket.recv() => {
                 heard = Instant::now();
@@ -189,10 +211,16 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
                         }
                     }
                     Control::Join(code) => Box::pin(connection.matched(code)).await,
+                    Control::SignOut => {
+                        break Some((close::SIGNED_OUT, "signed out: this session was ended"));
+                    }
                 }
             }
             event = next_match_event(&mut connection.matching), if waiting => {
                 Box::pin(connection.match_event(event)).await;
+            }
+            _ = link_poll.tick(), if linking => {
+                Box::pin(connection.poll_link()).await;
             }
             () = stalled.notified() => {
                 break Some((close::TOO_SLOW, "too slow: frames for this connection no longer fit its queue; reconnect"));
@@ -362,6 +390,7 @@ impl Connection {
             ClientFrame::History => self.answer(lobby.history(person.player_id).await),
             ClientFrame::JoinRoom(join) => self.join_by_code(person, &join.code, join.role).await,
             ClientFrame::Leave => self.leave().await,
+            frame if frame.is_about_accounts() => self.account_frame(person, frame).await,
             frame => {
                 if matches!(frame, ClientFrame::Chat { .. }) && self.room.is_some() {
                     self.take_chat_line()?;
@@ -445,6 +474,7 @@ impl Connection {
                     Person {
                         player_id,
                         nickname,
+                        account: false,
                     },
                 )
             }
@@ -465,17 +495,31 @@ impl Connection {
                     Person {
                         player_id,
                         nickname,
+                        account: false,
                     },
                 )
             }
         };
+        let mut person = person;
+        let username = db
+            .account(person.player_id)
+            .await
+            .map_err(internal)?
+            .map(|account| account.username);
+        person.account = username.is_some();
+        self.session = secret::token_hash(&token);
+        self.shared
+            .conns
+            .set_session(self.id, person.player_id, self.session.clone());
         self.send(
             ServerFrame::Welcome {
                 token,
                 nickname: person.nickname.clone(),
+                username: username.clone(),
             }
             .to_text(),
         );
+        self.username = username;
         self.person = Some(person);
         self.lang = hello
             .lang

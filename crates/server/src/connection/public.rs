@@ -100,6 +100,7 @@ impl Connection {
     /// Tells the client how many wait, if that changed.
     fn tell_waiting(&mut self, waiting: u32) {
         let wait = self.shared.config().match_wait.as_millis() as u64;
+        let rated = self.person.as_ref().is_some_and(|person| person.account);
         let Some(matching) = self.matching.as_mut() else {
             return;
         };
@@ -110,6 +111,7 @@ impl Connection {
                 waiting,
                 waited_ms: matching.since.elapsed().as_millis() as u64,
                 bot_offer_ms: wait,
+                rated,
             };
             self.send(frame.to_text());
         }

@@ -137,6 +137,12 @@ impl Connection {
         person: Person,
         create: CreateRoom,
     ) -> Result<(), Refusal> {
+        if create.rated && !person.account {
+            return Err(Refusal::new(
+                codes::ACCOUNT_NEEDED,
+                "rated games are for accounts: create one or sign in first",
+            ));
+        }
         self.leave_queue(&person).await?;
         if !self.shared.addresses.take_new_room(self.ip) {
             return Err(Refusal::new(
@@ -296,6 +302,7 @@ impl Connection {
                         conn: self.id,
                         player_id: person.player_id,
                         nickname: person.nickname.clone(),
+                        account: person.account,
                         role,
                         ip: self.ip,
                     };

@@ -234,12 +234,14 @@ pub(crate) fn stored_seat(
     player_id: Option<i64>,
     nickname: Option<String>,
     level: Option<String>,
+    account: bool,
 ) -> Result<SeatRecord, DbError> {
     Ok(SeatRecord {
         kind: SeatKind::from_stored(kind)?,
         player_id,
         nickname,
         level,
+        account,
     })
 }
 
@@ -328,7 +330,7 @@ mod tests {
         assert_eq!(index(-3), 0);
         assert_eq!(SeatKind::from_stored("bot").unwrap(), SeatKind::Bot);
         assert!(matches!(
-            stored_seat("robot", None, None, None),
+            stored_seat("robot", None, None, None, false),
             Err(DbError::Corrupt(_))
         ));
         let record = CommandRecord {

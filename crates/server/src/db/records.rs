@@ -41,6 +41,8 @@ pub struct SeatRecord {
     pub player_id: Option<i64>,
     /// The player's nickname (read side only).
     pub nickname: Option<String>,
+    /// The player has an account (read side only).
+    pub account: bool,
     /// A bot's level (`Level::id`).
     pub level: Option<String>,
 }

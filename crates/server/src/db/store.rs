@@ -36,7 +36,15 @@ use crate::ratings::Rating;
 
 /// Everything a backend provides.
 pub(crate) trait Store:
-    PlayerStore + RoomStore + LogStore + PublicStore + QueueStore + LeaseStore + ReplayStore + NodeStore
+    PlayerStore
+    + AccountStore
+    + RoomStore
+    + LogStore
+    + PublicStore
+    + QueueStore
+    + LeaseStore
+    + ReplayStore
+    + NodeStore
 {
     /// Whether several nodes may share this database (then leases matter).
     fn is_shared(&self) -> bool;
@@ -46,7 +54,8 @@ pub(crate) trait Store:
 }
 
 pub(crate) trait PlayerStore {
-    /// The player whose session token hashes to `hash`: id and nickname.
+    /// The player whose session token hashes to `hash` (a guest's own token,
+    /// or a session of an account): id and nickname.
     fn player_by_token_hash(
         &self,
         hash: Vec<u8>,
@@ -65,6 +74,163 @@ pub(crate) trait PlayerStore {
         player_id: i64,
         nickname: String,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
+}
+
+/// Accounts (a player with a username and passkeys), their sessions,
+/// recovery codes and the one-use codes that link a device. Secrets are
+/// stored only as SHA-256 hashes.
+pub(crate) trait AccountStore {
+    /// The account of a player, if the player has one.
+    fn account(
+        &self,
+        player_id: i64,
+    ) -> impl Future<Output = Result<Option<AccountRow>, DbError>> + Send;
+
+    /// The account whose username has the key `key` (accounts.rs).
+    fn account_by_key(
+        &self,
+        key: String,
+    ) -> impl Future<Output = Result<Option<AccountRow>, DbError>> + Send;
+
+    /// One transaction: makes the player an account with its first passkey
+    /// and recovery codes, and turns the guest's token into the account's
+    /// first session (the player's own token hash is replaced by
+    /// `new.unusable_hash`, which no token has). `false`, and nothing
+    /// written, if the player already has an account or the username key
+    /// is taken.
+    fn create_account(&self, new: NewAccount)
+        -> impl Future<Output = Result<bool, DbError>> + Send;
+
+    /// The passkeys of a player, oldest first.
+    fn passkeys(
+        &self,
+        player_id: i64,
+    ) -> impl Future<Output = Result<Vec<PasskeyRow>, DbError>> + Send;
+
+    /// Adds a passkey; `false` if its credential id is stored already.
+    fn add_passkey(&self, row: PasskeyRow) -> impl Future<Output = Result<bool, DbError>> + Send;
+
+    /// Stores a passkey's state after a sign-in (its counter) and when.
+    fn passkey_used(
+        &self,
+        cred_id: String,
+        passkey: String,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    fn create_session(
+        &self,
+        hash: Vec<u8>,
+        player_id: i64,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// Ends one session; `false` if it was not there.
+    fn end_session(&self, hash: Vec<u8>) -> impl Future<Output = Result<bool, DbError>> + Send;
+
+    /// Ends every session of the player but `keep`; answers how many ended.
+    fn end_other_sessions(
+        &self,
+        player_id: i64,
+        keep: Vec<u8>,
+    ) -> impl Future<Output = Result<u32, DbError>> + Send;
+
+    /// Sessions and recovery codes left of a player.
+    fn session_counts(
+        &self,
+        player_id: i64,
+    ) -> impl Future<Output = Result<(u32, u32), DbError>> + Send;
+
+    /// Marks a recovery code used; `false` if the player has no such unused code.
+    fn use_recovery_code(
+        &self,
+        player_id: i64,
+        hash: Vec<u8>,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<bool, DbError>> + Send;
+
+    /// Stores a link code (removing expired ones): an `offer` names the
+    /// account it signs in to; a `request` names none until approved.
+    fn store_link_code(
+        &self,
+        hash: Vec<u8>,
+        kind: LinkKind,
+        player_id: Option<i64>,
+        now_ms: i64,
+        expires_ms: i64,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// Approves a pending `request` code for the player; `false` if there is
+    /// no such unexpired, unapproved code.
+    fn approve_link_code(
+        &self,
+        hash: Vec<u8>,
+        player_id: i64,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<bool, DbError>> + Send;
+
+    /// Takes (removes) a code of `kind` that names an account and has not
+    /// expired: the account's player. `None` (nothing removed) otherwise.
+    fn take_link_code(
+        &self,
+        hash: Vec<u8>,
+        kind: LinkKind,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<Option<i64>, DbError>> + Send;
+}
+
+/// An account as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AccountRow {
+    pub player_id: i64,
+    pub username: String,
+    /// The WebAuthn user handle (16 bytes).
+    pub handle: Vec<u8>,
+    pub created_ms: i64,
+}
+
+/// A passkey as stored: the verifier's state as JSON.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PasskeyRow {
+    /// The credential id, base64url.
+    pub cred_id: String,
+    pub player_id: i64,
+    pub passkey: String,
+    pub created_ms: i64,
+    pub last_used_ms: Option<i64>,
+}
+
+/// What [`AccountStore::create_account`] writes.
+#[derive(Clone, Debug)]
+pub struct NewAccount {
+    pub player_id: i64,
+    pub username: String,
+    pub key: String,
+    pub handle: Vec<u8>,
+    pub passkey: PasskeyRow,
+    /// The guest token's hash, which becomes the account's first session.
+    pub session_hash: Vec<u8>,
+    pub unusable_hash: Vec<u8>,
+    pub recovery_hashes: Vec<Vec<u8>>,
+    pub now_ms: i64,
+}
+
+/// Which way a link code works.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LinkKind {
+    /// Shown by a signed-in device; entered on the new one.
+    Offer,
+    /// Shown by the new device (the terminal); approved on a signed-in one.
+    Request,
+}
+
+impl LinkKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkKind::Offer => "offer",
+            LinkKind::Request => "request",
+        }
+    }
 }
 
 /// Rooms, their seats, games and chat. Every write but `create_room` is

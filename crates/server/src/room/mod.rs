@@ -51,6 +51,8 @@ const CHAT_HISTORY: usize = 50;
 pub struct Person {
     pub player_id: i64,
     pub nickname: String,
+    /// Signed in to an account (accounts.rs): only accounts play rated.
+    pub account: bool,
 }
 
 impl PartialEq for Person {
@@ -134,6 +136,9 @@ impl Request {
     /// The room's request a client frame asks for; `None` for the frames a
     /// connection answers itself (hello, create_room, join_room, leave, …).
     pub fn from_frame(frame: ClientFrame) -> Option<Request> {
+        if frame.is_about_accounts() {
+            return None;
+        }
         Some(match frame {
             ClientFrame::SetSeat(set) => Request::SetSeat {
                 seat: set.seat,
@@ -167,6 +172,8 @@ impl Request {
             | ClientFrame::OpenRooms
             | ClientFrame::Leaderboard { .. }
             | ClientFrame::History => return None,
+            // (The frames about accounts returned above.)
+            _ => return None,
         })
     }
 
@@ -229,18 +236,21 @@ impl Occupant {
                 player_id: None,
                 nickname: None,
                 level: None,
+                account: false,
             },
             Occupant::Person(person) => SeatRecord {
                 kind: crate::db::SeatKind::Person,
                 player_id: Some(person.player_id),
                 nickname: Some(person.nickname.clone()),
                 level: None,
+                account: person.account,
             },
             Occupant::Bot(level) => SeatRecord {
                 kind: crate::db::SeatKind::Bot,
                 player_id: None,
                 nickname: None,
                 level: Some(level.id().into()),
+                account: false,
             },
         }
     }
@@ -250,6 +260,7 @@ impl Occupant {
             (crate::db::SeatKind::Person, Some(player_id)) => Occupant::Person(Person {
                 player_id,
                 nickname: record.nickname.clone().unwrap_or_default(),
+                account: record.account,
             }),
             (crate::db::SeatKind::Bot, _) => Occupant::Bot(
                 record

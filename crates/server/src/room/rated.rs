@@ -15,13 +15,28 @@ use super::Occupant;
 use crate::address::address_key;
 use crate::protocol::Refusal;
 
-/// The person a seat rates, if any: people are rated, bots are not. (When
-/// accounts come, this is where a guest stops being rated.)
+/// The person a seat rates, if any: people are rated, bots are not.
 pub(super) fn rated_person(occupant: &Occupant) -> Option<i64> {
     match occupant {
         Occupant::Person(person) => Some(person.player_id),
         _ => None,
     }
+}
+
+/// Whether a person without an account holds a seat: such a game is never
+/// rated (accounts.rs), and a rated room does not seat them.
+pub(super) fn guest_seated(seats: &[Occupant]) -> bool {
+    seats
+        .iter()
+        .any(|occupant| matches!(occupant, Occupant::Person(person) if !person.account))
+}
+
+/// The refusal of a guest where only accounts may be.
+pub(super) fn account_needed() -> Refusal {
+    Refusal::new(
+        codes::ACCOUNT_NEEDED,
+        "rated games are for accounts: create one or sign in first",
+    )
 }
 
 /// A rated room's setup: no option that shows a seat more than it should
@@ -172,7 +187,8 @@ impl Earned {
     }
 
     /// Whether a finished game counts for the ratings: the room is rated
-    /// (and allowed to be), at least two people play, nobody aborted it,
+    /// (and allowed to be), at least two people play, every one of them
+    /// with an account, nobody aborted it,
     /// every person made a move of their own, and no two of them share an
     /// address. The storage then applies the pair limit.
     pub fn counts(
@@ -188,6 +204,7 @@ impl Earned {
         setup.rated
             && check_rated_setup(setup, rules).is_ok()
             && people.len() >= 2
+            && !guest_seated(seats)
             && self.aborted.is_none()
             && people.iter().all(|seat| self.moved.contains(seat))
             && !shares_address(seats, addresses)
@@ -204,6 +221,7 @@ mod tests {
         Occupant::Person(Person {
             player_id: id,
             nickname: format!("p{id}"),
+            account: true,
         })
     }
 

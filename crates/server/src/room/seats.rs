@@ -8,7 +8,7 @@ use broadside_engine::Phase;
 use broadside_protocol::RematchReason;
 
 use super::frames::chat_frame;
-use super::rated::{check_rated_setup, remember_address};
+use super::rated::{account_needed, check_rated_setup, guest_seated, remember_address};
 use super::{
     busy, not_a_player, not_in_room, not_started, Member, Occupant, Person, Room, SetupRules,
     CHAT_HISTORY,
@@ -50,6 +50,7 @@ impl Room {
                 Some(seat) => {
                     if let Occupant::Person(held) = &mut self.seats[seat] {
                         held.nickname = person.nickname.clone();
+                        held.account |= person.account;
                     }
                 }
                 None => {
@@ -65,6 +66,9 @@ impl Room {
                             "every seat is taken; join as a spectator",
                         ));
                     };
+                    if self.setup.rated && !person.account {
+                        return Err(account_needed());
+                    }
                     self.seats[seat] = Occupant::Person(person.clone());
                     if let Err(error) = self.persist_room().await {
                         self.seats[seat] = Occupant::Open;
@@ -343,6 +347,9 @@ impl Room {
             setup.public = public;
         }
         if let Some(rated) = change.rated {
+            if rated && guest_seated(&self.seats) {
+                return Err(account_needed());
+            }
             setup.rated = rated;
         }
         // A custom fleet's fit check is a search: on the pool, in the client's turn.

@@ -43,6 +43,7 @@ async fn person(context: &RoomContext, nickname: &str) -> Person {
     Person {
         player_id,
         nickname: nickname.into(),
+        account: true,
     }
 }
 

@@ -19,7 +19,9 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 mod client;
+mod passkey;
 pub use client::*;
+pub use passkey::*;
 
 pub struct TestServer {
     pub addr: SocketAddr,

@@ -114,6 +114,7 @@ pub(crate) fn seat(kind: SeatKind, player_id: Option<i64>, level: Option<&str>) 
         player_id,
         nickname: None,
         level: level.map(str::to_string),
+        account: false,
     }
 }
 

@@ -141,6 +141,42 @@ CREATE TABLE node_names (
     expires_at  TIMESTAMPTZ NOT NULL
 );
 "#,
+    // Accounts (accounts.rs): passkeys, sessions, recovery codes, link codes.
+    r#"
+CREATE TABLE accounts (
+    player_id    BIGINT PRIMARY KEY REFERENCES players(id),
+    username     TEXT NOT NULL,
+    username_key TEXT NOT NULL UNIQUE,
+    handle       BYTEA NOT NULL UNIQUE,
+    created_ms   BIGINT NOT NULL
+);
+CREATE TABLE passkeys (
+    cred_id      TEXT PRIMARY KEY,
+    player_id    BIGINT NOT NULL REFERENCES accounts(player_id),
+    passkey      TEXT NOT NULL,
+    created_ms   BIGINT NOT NULL,
+    last_used_ms BIGINT
+);
+CREATE INDEX passkeys_by_player ON passkeys(player_id);
+CREATE TABLE sessions (
+    token_hash   BYTEA PRIMARY KEY,
+    player_id    BIGINT NOT NULL REFERENCES accounts(player_id),
+    created_ms   BIGINT NOT NULL
+);
+CREATE INDEX sessions_by_player ON sessions(player_id);
+CREATE TABLE recovery_codes (
+    player_id    BIGINT NOT NULL REFERENCES accounts(player_id),
+    code_hash    BYTEA NOT NULL,
+    used_ms      BIGINT,
+    PRIMARY KEY (player_id, code_hash)
+);
+CREATE TABLE link_codes (
+    code_hash    BYTEA PRIMARY KEY,
+    kind         TEXT NOT NULL,
+    player_id    BIGINT REFERENCES accounts(player_id),
+    expires_ms   BIGINT NOT NULL
+);
+"#,
 ];
 
 impl Postgres {

@@ -64,6 +64,7 @@ macro_rules! fenced {
     };
 }
 
+mod accounts;
 mod leases;
 mod log;
 mod migrations;
@@ -235,8 +236,10 @@ async fn seats_of(
 ) -> Result<Vec<(String, SeatRecord)>, DbError> {
     let statement = tx
         .prepare_cached(
-            "SELECT seats.room_code, seats.kind, seats.player_id, players.nickname, seats.level
+            "SELECT seats.room_code, seats.kind, seats.player_id, players.nickname, seats.level,
+                    accounts.player_id IS NOT NULL
              FROM seats LEFT JOIN players ON players.id = seats.player_id
+             LEFT JOIN accounts ON accounts.player_id = seats.player_id
              WHERE seats.room_code = ANY($1) ORDER BY seats.room_code, seats.seat",
         )
         .await?;
@@ -244,7 +247,7 @@ async fn seats_of(
         .await?
         .iter()
         .map(|row| {
-            let seat = stored_seat(row.get(1), row.get(2), row.get(3), row.get(4))?;
+            let seat = stored_seat(row.get(1), row.get(2), row.get(3), row.get(4), row.get(5))?;
             Ok((row.get(0), seat))
         })
         .collect()

@@ -1,4 +1,5 @@
-//! PostgreSQL: players (session token hash and nickname).
+//! PostgreSQL: players (a guest's token hash and nickname; an account's
+//! sessions are in `sessions`, accounts.rs).
 
 use super::Postgres;
 use crate::db::store::PlayerStore;
@@ -8,7 +9,13 @@ impl PlayerStore for Postgres {
     async fn player_by_token_hash(&self, hash: Vec<u8>) -> Result<Option<(i64, String)>, DbError> {
         let client = self.client().await?;
         let statement = client
-            .prepare_cached("SELECT id, nickname FROM players WHERE token_hash = $1")
+            .prepare_cached(
+                "SELECT id, nickname FROM players WHERE token_hash = $1
+                 UNION ALL
+                 SELECT players.id, players.nickname FROM sessions
+                 JOIN players ON players.id = sessions.player_id
+                 WHERE sessions.token_hash = $1",
+            )
             .await?;
         let row = client.query_opt(&statement, &[&hash]).await?;
         Ok(row.map(|row| (row.get(0), row.get(1))))

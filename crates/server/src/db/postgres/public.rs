@@ -46,13 +46,15 @@ impl PublicStore for Postgres {
     async fn leaderboard(&self, preset: String, limit: usize) -> Result<Vec<Ranked>, DbError> {
         self.query(
             "SELECT nickname, rating, deviation, volatility, games, wins, opponents FROM (
-                 SELECT players.nickname, players.id AS player, rating, deviation,
+                 SELECT COALESCE(accounts.username, players.nickname) AS nickname,
+                            players.id AS player, rating, deviation,
                         volatility, games, wins, (SELECT count(DISTINCT CASE WHEN met.player_a = ratings.player_id
                                              THEN met.player_b ELSE met.player_a END)
                    FROM rated_pairs AS met
                    WHERE (met.player_a = ratings.player_id OR met.player_b = ratings.player_id)
                      AND met.preset = ratings.preset) AS opponents
                  FROM ratings JOIN players ON players.id = ratings.player_id
+                     LEFT JOIN accounts ON accounts.player_id = ratings.player_id
                  WHERE ratings.preset = $1) AS board
              WHERE deviation <= $3 AND opponents >= $4
              ORDER BY rating DESC, games DESC, player LIMIT $2",

@@ -126,6 +126,42 @@ CREATE TABLE replays (
     built_ms    INTEGER NOT NULL
 );
 "#,
+    // Accounts (accounts.rs): passkeys, sessions, recovery codes, link codes.
+    r#"
+CREATE TABLE accounts (
+    player_id    INTEGER PRIMARY KEY REFERENCES players(id),
+    username     TEXT NOT NULL,
+    username_key TEXT NOT NULL UNIQUE,
+    handle       BLOB NOT NULL UNIQUE,
+    created_ms   INTEGER NOT NULL
+);
+CREATE TABLE passkeys (
+    cred_id      TEXT PRIMARY KEY,
+    player_id    INTEGER NOT NULL REFERENCES accounts(player_id),
+    passkey      TEXT NOT NULL,
+    created_ms   INTEGER NOT NULL,
+    last_used_ms INTEGER
+);
+CREATE INDEX passkeys_by_player ON passkeys(player_id);
+CREATE TABLE sessions (
+    token_hash   BLOB PRIMARY KEY,
+    player_id    INTEGER NOT NULL REFERENCES accounts(player_id),
+    created_ms   INTEGER NOT NULL
+);
+CREATE INDEX sessions_by_player ON sessions(player_id);
+CREATE TABLE recovery_codes (
+    player_id    INTEGER NOT NULL REFERENCES accounts(player_id),
+    code_hash    BLOB NOT NULL,
+    used_ms      INTEGER,
+    PRIMARY KEY (player_id, code_hash)
+);
+CREATE TABLE link_codes (
+    code_hash    BLOB PRIMARY KEY,
+    kind         TEXT NOT NULL,
+    player_id    INTEGER REFERENCES accounts(player_id),
+    expires_ms   INTEGER NOT NULL
+);
+"#,
 ];
 
 pub(super) fn migrate(conn: &mut Connection) -> Result<(), DbError> {

@@ -15,6 +15,7 @@
 //! and results), `public.rs`, `queue.rs`, `leases.rs`; `migrations.rs` holds
 //! the schema.
 
+mod accounts;
 mod leases;
 mod log;
 mod migrations;
@@ -190,8 +191,10 @@ fn rating_at(row: &Row<'_>, at: usize) -> Result<Rating, DbError> {
 /// A room's seats in seat order, with their players' nicknames.
 fn seats_of(conn: &Connection, code: &str) -> Result<Vec<SeatRecord>, DbError> {
     let mut statement = conn.prepare_cached(
-        "SELECT seats.kind, seats.player_id, players.nickname, seats.level
+        "SELECT seats.kind, seats.player_id, players.nickname, seats.level,
+                accounts.player_id IS NOT NULL
          FROM seats LEFT JOIN players ON players.id = seats.player_id
+         LEFT JOIN accounts ON accounts.player_id = seats.player_id
          WHERE seats.room_code = ?1 ORDER BY seats.seat",
     )?;
     rows(&mut statement, [code], |row| {
@@ -200,6 +203,7 @@ fn seats_of(conn: &Connection, code: &str) -> Result<Vec<SeatRecord>, DbError> {
             row.get(1)?,
             row.get(2)?,
             row.get(3)?,
+            row.get(4)?,
         )
     })
 }

@@ -1,4 +1,5 @@
-//! SQLite: players (session token hash and nickname).
+//! SQLite: players (a guest's token hash and nickname; an account's
+//! sessions are in `sessions`, accounts.rs).
 
 use rusqlite::params;
 
@@ -9,8 +10,13 @@ use crate::db::DbError;
 impl PlayerStore for Sqlite {
     async fn player_by_token_hash(&self, hash: Vec<u8>) -> Result<Option<(i64, String)>, DbError> {
         self.call(move |conn| {
-            let mut statement =
-                conn.prepare_cached("SELECT id, nickname FROM players WHERE token_hash = ?1")?;
+            let mut statement = conn.prepare_cached(
+                "SELECT id, nickname FROM players WHERE token_hash = ?1
+                 UNION ALL
+                 SELECT players.id, players.nickname FROM sessions
+                 JOIN players ON players.id = sessions.player_id
+                 WHERE sessions.token_hash = ?1",
+            )?;
             first(&mut statement, [hash], |row| Ok((row.get(0)?, row.get(1)?)))
         })
         .await
