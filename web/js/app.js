@@ -253,16 +253,24 @@ function render() {
     if (scrolled.has(el.dataset.scroll)) el.scrollLeft = scrolled.get(el.dataset.scroll);
     else if (el.dataset.scroll === "placement") showOwnBlock(el);
   }
-  // Keep keyboard focus where it was across the re-render.
-  if (activeCell && activeCell.board !== undefined) {
+  // Keep keyboard focus where it was across the re-render. The focus never
+  // scrolls: the page keeps its place, and a redraw of the end screen (the
+  // history's answer, a rematch offer) must not scroll down to the cell last
+  // fired at.
+  const endScreen = S.room && S.view?.phase === "finished" && !S.replay;
+  if (newScreen && endScreen) {
+    // The game is over: the title says how, and a screen reader reads it first.
+    document.getElementById("end-title")?.focus({ preventScroll: true });
+  } else if (activeCell && activeCell.board !== undefined) {
     const again = app.querySelector(`.board[data-board="${activeCell.board}"] .cell[data-col="${activeCell.col}"][data-row="${activeCell.row}"]`);
-    if (again) {
+    // Only a cell that takes clicks takes the focus back (the end's boards do not).
+    if (again && again.tagName === "BUTTON") {
       again.tabIndex = 0;
-      again.focus({ preventScroll: newScreen });
+      again.focus({ preventScroll: true });
     }
   } else if (activeId) {
     const again = document.getElementById(activeId);
-    if (again && again !== document.activeElement) again.focus({ preventScroll: newScreen });
+    if (again && again !== document.activeElement) again.focus({ preventScroll: true });
   }
   // Every screen starts at its top (its title, the room code and the invite
   // link), wherever the last one was scrolled to.

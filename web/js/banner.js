@@ -2,7 +2,7 @@
 
 import { t } from "./i18n.js";
 import { h } from "./dom.js";
-import { S } from "./state.js";
+import { S, presetName } from "./state.js";
 
 function clockText() {
   if (!S.deadline) return "";
@@ -45,4 +45,12 @@ export function banner(text, mine, extra) {
         )
       : null,
   );
+}
+
+/**
+ * The screen's main heading, for screen readers and the page's outline: which
+ * screen this is and of which game (the banner beside it changes every turn).
+ */
+export function screenHeading(key) {
+  return h("h1", { class: "sr-only", id: "screen-title" }, `${t(key)} · ${presetName(S.room?.preset || "classic")}`);
 }

@@ -5,7 +5,7 @@ import { plural, t } from "./i18n.js";
 import { h } from "./dom.js";
 import { boardScroller, buildBoard, buildShip, cellLabel, gridKeys, hullMap } from "./board.js";
 import { areaOf, armReservePicker, buildAction, specialsBar } from "./abilities.js";
-import { banner } from "./banner.js";
+import { banner, screenHeading } from "./banner.js";
 import { renderChat } from "./chat.js";
 import { render } from "./hooks.js";
 import { send } from "./link.js";
@@ -13,7 +13,7 @@ import { announce, toast } from "./notify.js";
 import { ratingChip } from "./public.js";
 import { actionKey, renderRoundSummary, salvoComplete, salvoCount, salvoKeys, salvoNeed, salvoTotals, submitSalvo, toggleSalvoCell } from "./salvo.js";
 import { S, label, mySeat, rules, seatName, shipTypeName } from "./state.js";
-import { blockIndexAt, blockTitle, boardMark, cellIsTarget, decorateBlocks, isMate, isShared, looksTargetable, myTurn, ownBoardIndex, perVolley, seaSize } from "./view.js";
+import { blockIndexAt, blockTitle, boardMark, cellIsTarget, decorateBlocks, isMate, isShared, isSpace, looksTargetable, myTurn, ownBoardIndex, perVolley, seaSize } from "./view.js";
 
 function fleetStatus() {
   const view = S.view;
@@ -88,7 +88,8 @@ export function renderSide() {
       { class: "log", "aria-label": t("tab_log") },
       S.log.length ? S.log.map((entryItem) => h("li", { class: `log-${entryItem.kind}` }, entryItem.text)) : h("li", { class: "muted" }, t("log_empty")),
     );
-  return h("aside", { class: "side card" }, tabBar, h("div", { class: "tab-body", role: "tabpanel" }, body));
+  // The panel scrolls: it takes the focus, so the keyboard can scroll it too.
+  return h("aside", { class: "side card" }, tabBar, h("div", { class: "tab-body", role: "tabpanel", tabindex: "0", "aria-labelledby": `tab-${S.sideTab}` }, body));
 }
 
 function freshCells(board) {
@@ -405,7 +406,8 @@ function targetCard(b, interactive) {
     "section",
     { class: `board-card target ${interactive && myTurn() ? "armed" : ""} ${mate ? "mate" : ""}` },
     h("h2", {}, me === null || watching() ? "" : isShared() ? "🌊 " : mate ? "🤝 " : "🎯 ", title),
-    isShared() ? boardScroller(renderTargetBoard(b, interactive), "sea") : renderTargetBoard(b, interactive),
+    // The shared sea and a star field are wider than a phone: they scroll sideways in their card.
+    isShared() ? boardScroller(renderTargetBoard(b, interactive), "sea") : isSpace() ? boardScroller(renderTargetBoard(b, interactive), `target-${b.index}`) : renderTargetBoard(b, interactive),
     h("p", { class: "hover-info", id: `hover-${b.index}`, "aria-hidden": "true" }, t("hover_help")),
     !isShared() && seat ? h("p", { class: "board-note muted" }, seat.alive ? t("afloat_n", { n: seat.ships_afloat, total: seat.ships_total }) : t("eliminated_tag")) : null,
     volleySummary(b.index),
@@ -442,7 +444,7 @@ export function renderBattle() {
     const others = otherBoards();
     chooseTab();
     const ownBoard = me !== null && !watching()
-      ? h("section", { class: `board-card own ${S.reserve ? "armed" : ""}` }, h("h2", {}, "🛡 ", t("your_waters")), renderOwnBoard(me), h("p", { class: "board-note muted" }, t("afloat_n", { n: view.seats[me].ships_afloat, total: view.seats[me].ships_total })))
+      ? h("section", { class: `board-card own ${S.reserve ? "armed" : ""}` }, h("h2", {}, "🛡 ", t("your_waters")), isSpace() ? boardScroller(renderOwnBoard(me), "own") : renderOwnBoard(me), h("p", { class: "board-note muted" }, t("afloat_n", { n: view.seats[me].ships_afloat, total: view.seats[me].ships_total })))
       : null;
     if (others.length <= 1) {
       boardsArea = [...others.map((b) => targetCard(b, alive && !isMate(b.index) && view.seats[b.index]?.alive)), ownBoard];
@@ -492,6 +494,7 @@ export function renderBattle() {
   return h(
     "main",
     { class: `game battle ${watching() ? "is-watching" : ""}` },
+    screenHeading("screen_battle"),
     battleBanner(),
     watching() ? h("p", { class: "watch-badge", id: "watching" }, `👁 ${t("you_are_watching")}`) : null,
     renderRoundSummary(),

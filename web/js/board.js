@@ -244,5 +244,12 @@ export function boardScroller(board, key) {
   box.className = "board-scroll";
   box.dataset.scroll = key;
   box.append(board);
+  // A board without a cell to focus (one only shown) is scrolled by the keyboard through its box.
+  if (!board.querySelector('[tabindex="0"]')) {
+    box.tabIndex = 0;
+    box.setAttribute("role", "region");
+    const caption = board.querySelector(".grid")?.getAttribute("aria-label");
+    if (caption) box.setAttribute("aria-label", caption);
+  }
   return box;
 }

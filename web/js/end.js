@@ -64,10 +64,11 @@ export function renderEnd() {
       "section",
       { class: `end-card card ${won ? "won" : view.draw ? "draw" : "lost"}`, id: "end-card" },
       h("div", { class: "end-emblem", "aria-hidden": "true" }, won ? "🏆" : view.draw ? "🤝" : me === null ? "⚓" : "🌊"),
-      h("h1", { id: "end-title" }, title),
+      h("h1", { id: "end-title", tabindex: "-1" }, title),
       me !== null ? h("p", { class: "muted" }, plural("your_rounds", view.round || 0)) : null,
       // A rated game's new ratings come with the room frame of its end.
-      stats ? statsTable(stats, view, seatName, (seat) => ratingChip(S.room.seats.find((s) => s.seat === seat) || {})) : null,
+      // On a phone the table may be wider than the card: it scrolls sideways in its box, by keyboard too.
+      stats ? h("div", { class: "stats-scroll", tabindex: "0", role: "region", "aria-label": t("stats_label") }, statsTable(stats, view, seatName, (seat) => ratingChip(S.room.seats.find((s) => s.seat === seat) || {}))) : null,
       me !== null ? rematchOffer() : null,
       h(
         "div",
@@ -77,7 +78,7 @@ export function renderEnd() {
         // The replay opens beside the room, which stays ready for a rematch.
         replayId !== null ? h("a", { class: "button big", id: "end-replay", href: `/g/${replayId}`, target: "_blank", rel: "noopener" }, `🎞 ${t("replay")}`) : null,
       ),
-      S.stats ? heatMaps(S.stats, view, seatName, t("heat_title")) : null,
+      S.stats ? heatMaps(S.stats, view, seatName, t("heat_title"), me) : null,
     ),
     h("div", { class: "play-area" }, h("div", { class: "boards reveal" }, boards), renderSide()),
   );

@@ -3,13 +3,13 @@
 
 import { t } from "./i18n.js";
 import { sound } from "./sound.js";
-import { eventsWords } from "./words.js";
+import { eventWords, eventsWords } from "./words.js";
 import { send } from "./link.js";
 import { announce } from "./notify.js";
 import { resetPlacement } from "./placement.js";
 import { summarizeRound } from "./salvo.js";
 import { resetShop } from "./shop.js";
-import { S, label, mySeat, rules, seatName, shipTypeName } from "./state.js";
+import { S, label, mySeat, rules, seatName, shipTypeName, stored } from "./state.js";
 import { isSpace, waterName } from "./view.js";
 
 export function onState(frame) {
@@ -20,6 +20,7 @@ export function onState(frame) {
   if (before && before.phase === "finished" && view.phase !== "finished") {
     // A rematch: a fresh game in the same room.
     S.log = [];
+    forgetLog();
     S.rematchNote = null;
     resetPlacement();
     resetShop();
@@ -60,6 +61,9 @@ export function onState(frame) {
     // A fallen opponent's sea is no target: show a live one when it is time to shoot.
     S.tab = null;
   }
+  // A join (a reload, a reconnection) brings the view without the events
+  // that led to it: the log comes back from what this page kept.
+  if (!before && !(frame.events || []).length && !S.log.length) restoreLog(view);
   // A duel's move is one action; a salvo round's resolution is everybody's.
   logEvents(frame.events || [], !before?.salvo_round);
   const me = mySeat();
@@ -93,9 +97,86 @@ function logEvents(events, grouped) {
       S.lastVolley = { ...event, mine: event.shooter === mySeat() };
     }
   }
+  if (events.length) keepLog(events, grouped);
   for (const said of eventsWords(events, wordsContext(), { grouped })) {
     S.log.unshift({ ...said, at: Date.now() });
     if (S.log.length > 300) S.log.pop();
     if (said.event !== "ready") announce(said.text);
   }
+}
+
+// ------------------------------------------------------------ the log kept across reloads
+
+// The server sends a joining page the view but not the events before it
+// (docs/protocol.md, `join_room`). So the page keeps each game's events in
+// localStorage, per room and seat, and words them again after a reload, in
+// the language of the moment. A few rooms are kept, the most recent ones.
+const LOG_KEY = "broadside.log";
+const LOG_ROOMS = 6;
+const LOG_FRAMES = 600;
+
+/** How many cells of every board show a result: it only grows during one game. */
+function knownCells(view) {
+  let n = 0;
+  for (const board of view.boards || []) for (const row of board.rows) for (const ch of row) if ("XO#?.-!+".includes(ch)) n += 1;
+  return n;
+}
+
+function logId() {
+  return S.room ? `${S.room.code}:${mySeat() ?? "watch"}` : null;
+}
+
+function keepLog(events, grouped) {
+  const id = logId();
+  if (!id) return;
+  const logs = stored(LOG_KEY, {});
+  const entry = logs[id] || { frames: [] };
+  entry.frames.push([events, grouped]);
+  if (entry.frames.length > LOG_FRAMES) entry.frames.splice(0, entry.frames.length - LOG_FRAMES);
+  entry.known = knownCells(S.view);
+  entry.round = S.view.round || 0;
+  entry.at = Date.now();
+  logs[id] = entry;
+  const ids = Object.keys(logs).sort((a, b) => logs[b].at - logs[a].at);
+  for (const old of ids.slice(LOG_ROOMS)) delete logs[old];
+  try {
+    localStorage.setItem(LOG_KEY, JSON.stringify(logs));
+  } catch {
+    // A full storage only costs the log after a reload.
+  }
+}
+
+function forgetLog() {
+  const id = logId();
+  const logs = stored(LOG_KEY, {});
+  if (!id || !logs[id]) return;
+  delete logs[id];
+  localStorage.setItem(LOG_KEY, JSON.stringify(logs));
+}
+
+/**
+ * The log of the game in view, from the events this page kept; failing those
+ * (another device, a cleared storage), what the view itself tells: the round
+ * and the ships sunk so far.
+ */
+function restoreLog(view) {
+  if (view.phase === "shop" || view.phase === "placement") return;
+  const id = logId();
+  const entry = id ? stored(LOG_KEY, {})[id] : null;
+  // Kept events of an earlier game in this room (a rematch missed) would
+  // show more results than this game has.
+  const fits = entry && entry.known <= knownCells(view) && entry.round <= (view.round || 0);
+  const said = [];
+  if (fits) {
+    for (const [events, grouped] of entry.frames) said.push(...eventsWords(events, wordsContext(), { grouped }));
+  } else {
+    for (const ship of view.ships || []) {
+      if (!ship.sunk) continue;
+      const line = eventWords({ event: "sunk", owner: ship.owner, ship: ship.type }, wordsContext());
+      if (line) said.push(line);
+    }
+    said.push({ text: t("log_resumed", { round: view.round || 1 }), kind: "phase" });
+  }
+  for (const line of said) S.log.unshift({ ...line, at: Date.now() });
+  if (S.log.length > 300) S.log.length = 300;
 }

@@ -78,7 +78,8 @@ export function renderHome() {
     id: "join-code",
     class: "text-input code-input",
     maxlength: "12",
-    placeholder: "K7QM2P",
+    // A room's code has 10 characters (docs/protocol.md).
+    placeholder: "K7QM2PXWAB",
     "aria-label": t("room_code"),
     value: S.joinCode,
     oninput: (e) => {
@@ -125,7 +126,8 @@ export function renderHome() {
       nicknameField(),
       h("div", { class: "play-now-row" }, playNowButton, h("p", { class: "play-now-hint" }, t("play_now_hint"))),
     ),
-    h("section", { class: "card presets-card" }, h("h2", {}, t("choose_preset")), presets),
+    // A phone shows the presets as small tiles, and the chosen one's description here.
+    h("section", { class: "card presets-card" }, h("h2", {}, t("choose_preset")), presets, h("p", { class: "preset-chosen-blurb muted" }, t(`preset_blurb.${S.homePreset}`))),
     h(
       "section",
       { class: "actions" },

@@ -395,7 +395,7 @@ export function renderLobby() {
       badges.length ? h("p", { class: "room-tags" }, badges) : null,
       h("p", { class: "muted" }, t("invite_hint")),
       h("div", { class: "code-big", "aria-label": t("room_code") }, room.code.split("").map((ch) => h("span", {}, ch))),
-      h("div", { class: "invite-row" }, h("input", { id: "invite-link", class: "text-input", readonly: true, value: link, onfocus: (e) => e.target.select() }), copy),
+      h("div", { class: "invite-row" }, h("input", { id: "invite-link", class: "text-input", readonly: true, value: link, "aria-label": t("invite_link"), onfocus: (e) => e.target.select() }), copy),
       room.you?.spectator ? h("p", { class: "badge" }, `👁 ${t("you_watch")}`) : null,
       h("div", { class: "row-buttons center" }, h("button", { class: "button small ghost", type: "button", id: "leave", onclick: goHome }, `← ${t("leave_room")}`)),
     ),

@@ -5,7 +5,7 @@
 // Whether a position is legal is always asked of the server (check_layout);
 // the client only draws what the answer says.
 
-import { banner } from "./banner.js";
+import { banner, screenHeading } from "./banner.js";
 import { render } from "./hooks.js";
 import { getLink, send } from "./link.js";
 import { announce, toast } from "./notify.js";
@@ -498,7 +498,7 @@ export function renderPlacement() {
   const view = S.view;
   const me = mySeat();
   if (me === null) {
-    return h("main", { class: "game placement" }, banner(t("watch_placement"), false));
+    return h("main", { class: "game placement" }, screenHeading("screen_placement"), banner(t("watch_placement"), false));
   }
   const ready = view.seats[me].ready;
   const others = view.seats.filter((s) => s.seat !== me && !s.ready);
@@ -517,6 +517,7 @@ export function renderPlacement() {
     return h(
       "main",
       { class: "game placement" },
+      screenHeading("screen_placement"),
       banner(others.length ? t("waiting_ready", { name: others.map((s) => S.room.seats[s.seat]?.nickname || t("opponent")).join(", ") }) : t("battle_soon"), false),
       h("div", { class: "placement-layout" }, h("section", { class: "board-card own" }, h("h2", {}, "🛡 ", t("your_waters")), (isShared() ? boardScroller(board, "placement") : board), h("p", { class: "ready-note" }, "✓ ", t("fleet_ready")))),
     );
@@ -658,6 +659,7 @@ export function renderPlacement() {
   return h(
     "main",
     { class: "game placement" },
+    screenHeading("screen_placement"),
     banner(t("place_fleet"), true),
     h(
       "div",

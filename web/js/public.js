@@ -16,8 +16,11 @@ import { t, plural, dateTime, LANGUAGES, language } from "./i18n.js";
 import { h } from "./dom.js";
 import { openReplay } from "./replay.js";
 
-/** How often the home page asks for the open rooms while it shows. */
-const OPEN_ROOMS_EVERY_MS = 3000;
+/**
+ * How often the home page asks for the open rooms while it shows: a seat
+ * count on the list is at most this old (the server does not push changes).
+ */
+const OPEN_ROOMS_EVERY_MS = 1000;
 
 // ------------------------------------------------------------ quick match
 
@@ -162,6 +165,9 @@ export function askOpenRooms() {
 }
 
 setInterval(askOpenRooms, OPEN_ROOMS_EVERY_MS);
+// A page coming back into view asks at once rather than showing what it heard before.
+document.addEventListener("visibilitychange", askOpenRooms);
+window.addEventListener("focus", askOpenRooms);
 
 /** An `open_rooms` frame: the list is redrawn in place, so typing elsewhere on the page is not disturbed. */
 export function onOpenRooms(frame) {
@@ -372,6 +378,7 @@ export function historyList() {
         "li",
         { dataset: { game: String(game.id) } },
         h("span", { class: "game-preset" }, presetName(game.preset)),
+        opponentsText(game) ? h("span", { class: "game-opponents" }, opponentsText(game)) : null,
         h("span", { class: `game-result result-${String(game.result).split(" ")[0]}` }, resultText(game)),
         ratingChange(game),
         h("span", { class: "game-date muted" }, dateTime(game.finished_at)),
@@ -379,6 +386,19 @@ export function historyList() {
       ),
     ),
   );
+}
+
+/**
+ * Who the person played against ("vs Ana, Easy bot"), when the history entry
+ * says: its `players` (as in `my_games`) without the person's own `seat`.
+ * The server's `history` frame does not carry them yet (docs/protocol.md).
+ */
+function opponentsText(game) {
+  if (!Array.isArray(game.players)) return null;
+  const names = game.players
+    .filter((p) => p.seat !== game.seat && p.kind !== "open")
+    .map((p) => (p.kind === "bot" ? t("bot_named", { level: t(`level.${p.level || "medium"}`) }) : p.nickname || "?"));
+  return names.length ? t("history_vs", { names: names.join(", ") }) : null;
 }
 
 /** A link to a replay: a real link (a new tab works), opened in place on a plain click. */

@@ -11,7 +11,7 @@ import { decorateBlocks } from "./view.js";
 import { t, shipName, dateTime, plural } from "./i18n.js";
 import { buildBoard, hullMap, cellLabel, boardScroller } from "./board.js";
 import { h } from "./dom.js";
-import { eventsWords, commandWords } from "./words.js";
+import { eventsWords, commandWords, watersPhrase } from "./words.js";
 import { statsTable, heatMaps } from "./stats.js";
 
 /** Autoplay speeds: milliseconds per move. */
@@ -154,9 +154,10 @@ function context(view) {
   const name = seatNameOf(S.replay.data);
   const label = (at) => cellLabel(view.letter_axis, at[0], at[1]);
   const water = (board, at) => {
-    if (view.mode !== "shared_sea") return name(board);
-    const block = view.blocks?.[blockAt(view, at)];
-    return block && block.owner !== null && block.owner !== undefined ? name(block.owner) : "?";
+    if (view.mode !== "shared_sea") return watersPhrase({ name: name(board) });
+    const index = blockAt(view, at);
+    const block = view.blocks?.[index];
+    return block && block.owner !== null && block.owner !== undefined ? watersPhrase({ name: name(block.owner) }) : watersPhrase({ block: index + 1 });
   };
   return { me: null, name, label, water, ship: shipTypeName, many: view.seats.length > 2, space: view.mode === "space" };
 }

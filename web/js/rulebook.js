@@ -33,7 +33,7 @@ export function renderRules() {
         h(
           "ul",
           { class: "legend" },
-          ["miss", "hit", "sunk", "water", "volley_unknown", "scan_ship", "scan_empty"].map((key) => h("li", {}, markSymbol(key, false), t(`mark.${key}`))),
+          ["miss", "hit", "sunk", "water", "hit_unknown_owner", "volley_unknown", "scan_ship", "scan_empty"].map((key) => h("li", {}, markSymbol(key, false), t(`mark.${key}`))),
         ),
       ),
     ),
@@ -51,7 +51,7 @@ function markSymbol(key, inline) {
   return h("span", { class: `cell legend-cell m-${key} ${key === "sunk" ? "hull" : ""} ${inline ? "inline-mark" : ""}`, dataset: { mark: key }, ...named }, h("span", { class: "glyph" }));
 }
 
-const MARKS_IN_TEXT = new Set(["miss", "hit", "sunk", "water", "volley_unknown", "scan_ship", "scan_empty"]);
+const MARKS_IN_TEXT = new Set(["miss", "hit", "sunk", "water", "hit_unknown_owner", "volley_unknown", "scan_ship", "scan_empty"]);
 
 /** A rules paragraph with its {miss}, {hit}, … drawn as the board's marks. */
 function withMarks(text) {

@@ -4,7 +4,7 @@
 // bought (budget, the capital rule, limits, the fit on the field) is the
 // engine's decision, and its refusals come back as translated error codes.
 
-import { banner } from "./banner.js";
+import { banner, screenHeading } from "./banner.js";
 import { render } from "./hooks.js";
 import { send } from "./link.js";
 import { announce } from "./notify.js";
@@ -141,12 +141,13 @@ export function renderShop() {
     { class: "ready-list" },
     others.map((seat) => h("li", { class: bought(seat) ? "is-ready" : "" }, bought(seat) ? "✓ " : "⏳ ", t(bought(seat) ? "shop_seat_bought" : "shop_seat_buying", { name: seatName(seat.seat) }))),
   );
-  if (me === null) return h("main", { class: "game shop" }, banner(t("watch_shop"), false), h("section", { class: "card" }, progress));
+  if (me === null) return h("main", { class: "game shop" }, screenHeading("screen_shop"), banner(t("watch_shop"), false), h("section", { class: "card" }, progress));
   if (bought(view.seats[me])) {
     const fleet = view.seats[me].fleet || {};
     return h(
       "main",
       { class: "game shop" },
+    screenHeading("screen_shop"),
       banner(others.some((s) => !bought(s)) ? t("shop_waiting") : t("battle_soon"), false),
       h(
         "section",
@@ -204,6 +205,7 @@ export function renderShop() {
   return h(
     "main",
     { class: "game shop" },
+    screenHeading("screen_shop"),
     banner(t("shop_title"), true),
     h(
       "div",

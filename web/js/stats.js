@@ -33,7 +33,7 @@ export function statsTable(stats, view, name, beside = () => null) {
   return h(
     "table",
     { class: "stats" },
-    h("thead", {}, h("tr", {}, h("th", {}, ""), ["stat_shots", "stat_hits", "stat_accuracy", "stat_sunk", "stat_afloat"].map((k) => h("th", { scope: "col" }, t(k))))),
+    h("thead", {}, h("tr", {}, h("th", { scope: "col" }, h("span", { class: "sr-only" }, t("stat_player"))), ["stat_shots", "stat_hits", "stat_accuracy", "stat_sunk", "stat_afloat"].map((k) => h("th", { scope: "col" }, t(k))))),
     h("tbody", {}, rows),
   );
 }
@@ -42,9 +42,12 @@ export function statsTable(stats, view, name, beside = () => null) {
  * One picture per seat of where it shot: for each board it fired at, the
  * board's cells tinted by how much fire fell around them (the heat), a round
  * dot for a shot into water and a square with a cross for a hit, so hits and
- * misses differ in shape as well as colour (UI.md "Look").
+ * misses differ in shape as well as colour (UI.md "Look"). `me` is the
+ * reader's seat (null for an outsider, as on the replay page).
  */
-export function heatMaps(stats, view, name, title) {
+export function heatMaps(stats, view, name, title, me = null) {
+  // The reader's own board is "your waters", not "You's waters".
+  const waters = (board) => (me !== null && board === me ? t("your_waters") : t("board_of", { name: name(board) }));
   const figures = stats
     .filter((s) => s.cells && s.cells.length)
     .map((s) => {
@@ -63,7 +66,7 @@ export function heatMaps(stats, view, name, title) {
               { class: "heat-board" },
               // A duel has one target; more boards say whose waters each map is.
               boards.length > 1 || view.seats.length > 2
-                ? h("small", {}, shared ? t("shared_sea") : t("board_of", { name: name(board) }))
+                ? h("small", {}, shared ? t("shared_sea") : waters(board))
                 : null,
               heatMap(s.cells.filter((c) => c.board === board), view, board, `${name(s.seat)}: ${plural("heat_caption", s.shots)}`),
             ),

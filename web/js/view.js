@@ -5,6 +5,7 @@
 import { t } from "./i18n.js";
 import { h } from "./dom.js";
 import { S, mySeat, rules, seatName } from "./state.js";
+import { watersPhrase } from "./words.js";
 
 export function isShared() {
   return S.view?.mode === "shared_sea";
@@ -64,11 +65,19 @@ export function blockTitle(index) {
   return `${index + 1} · ${b.eliminated ? `${who} ✝` : who}`;
 }
 
-/** Whose waters a shot fell in, as far as this viewer knows (R-9.3 in the shared sea). */
+/**
+ * Whose waters a shot fell in, as far as this viewer knows (R-9.3 in the
+ * shared sea), as the phrase the log puts after the cell ("in Ana's waters").
+ */
 export function waterName(board, at) {
-  if (S.view?.mode !== "shared_sea") return seatName(board);
-  const block = blockIndexAt(at[0], at[1]);
-  return block >= 0 ? blockTitle(block) : "?";
+  let owner = board;
+  if (S.view?.mode === "shared_sea") {
+    const index = blockIndexAt(at[0], at[1]);
+    const block = S.view.blocks?.[index];
+    owner = block?.owner ?? null;
+    if (owner === null) return watersPhrase({ block: index + 1 });
+  }
+  return owner === mySeat() ? watersPhrase({ mine: true }) : watersPhrase({ name: seatName(owner) });
 }
 
 /** Placement on a sea wider than the screen starts with the own block in view. */
@@ -101,7 +110,11 @@ export function decorateBlocks(element, { view = S.view, role: roleOf = blockRol
       }
     }
     const first = grid.querySelector(`[data-col="${c0}"][data-row="${r0}"]`);
-    if (first) first.append(h("span", { class: `block-tag tag-${role}`, "aria-hidden": "true" }, titleOf(index)));
+    if (first) {
+      first.append(h("span", { class: `block-tag tag-${role}`, "aria-hidden": "true" }, titleOf(index)));
+      // The tag's words are part of the cell's name too, as a screen reader and voice control see it.
+      first.setAttribute("aria-label", `${first.getAttribute("aria-label")}, ${titleOf(index)}`);
+    }
   });
 }
 

@@ -2,7 +2,8 @@
 //
 // The words depend on who reads them ("You fired…" or "Ana fired…"), so the
 // caller passes a context: `me` (the reader's seat, or null for an outsider),
-// `name(seat)`, `label(at)`, `water(board, at)` (whose waters a cell is in),
+// `name(seat)`, `label(at)`, `water(board, at)` (whose waters a cell is in, as
+// the phrase `watersPhrase` makes: "in Ana's waters", "in your waters"),
 // `ship(id)` (a ship type's name), `many` (three seats or more: cell labels
 // then say whose waters) and `space` (the scanner rather than the radar).
 
@@ -29,7 +30,7 @@ export function eventWords(event, ctx) {
       const ship = event.ship ? lower(event.ship) : null;
       const key = result === "miss" ? "miss" : result === "hit" ? (ship ? "hit_type" : "hit") : "sunk";
       // With three or more seats a cell label alone does not say whose waters.
-      const cell = ctx.many ? `${ctx.label(event.at)} (${ctx.water(event.board, event.at)})` : ctx.label(event.at);
+      const cell = ctx.many ? `${ctx.label(event.at)} ${ctx.water(event.board, event.at)}` : ctx.label(event.at);
       // "Ana hit your cruiser" is only right when the reader owns the board.
       const other = key === "hit_type" && event.board !== me ? "log_other_hit_ship" : `log_other_${key}`;
       text = t(event.shooter === me ? `log_you_${key}` : other, { name: ctx.name(event.shooter), cell, ship: ship || "" });
@@ -128,7 +129,7 @@ export function eventsWords(events, ctx, { grouped = false } = {}) {
 function actionWords(action, shots, ctx) {
   const { me } = ctx;
   let cells = shots.map((e) => `${ctx.label(e.at)} ${t(`result.${e.result}`)}`).join(", ");
-  if (ctx.many) cells += ` (${ctx.water(shots[0].board, shots[0].at)})`;
+  if (ctx.many) cells += ` — ${ctx.water(shots[0].board, shots[0].at)}`;
   const params = { name: ctx.name(action.seat), action: t(`special.${action.kind}`), cells };
   const text = t(action.seat === me ? "log_you_action_at" : "log_other_action_at", params);
   const worst = ["sunk", "hit"].find((r) => shots.some((e) => e.result === r)) || "miss";
@@ -165,5 +166,18 @@ export function commandWords(command, ctx) {
 }
 
 function target(shot, ctx) {
-  return ctx.many ? `${ctx.label(shot.at)} (${ctx.water(shot.board, shot.at)})` : ctx.label(shot.at);
+  return ctx.many ? `${ctx.label(shot.at)} ${ctx.water(shot.board, shot.at)}` : ctx.label(shot.at);
+}
+
+/**
+ * Whose waters a cell is in, as a phrase that follows a cell label ("D2 in
+ * Ana's waters"): the reader's own (`mine`), a named seat's (`name`), or a
+ * block of the shared sea whose owner the reader does not know (`block`, its
+ * number from 1). The phrase carries its preposition, which some languages
+ * contract with the article ("nas águas de Ana").
+ */
+export function watersPhrase({ mine = false, name = null, block = null }) {
+  if (mine) return t("log_in_your_waters");
+  if (name !== null) return t("log_in_waters_of", { name });
+  return t("log_in_block", { n: block });
 }
