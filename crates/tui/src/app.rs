@@ -10,10 +10,11 @@ use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 
 use broadside_ai::Bot;
-use broadside_engine::Command;
+use broadside_engine::{Command, Phase};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 
 use crate::i18n::Lang;
+use crate::identity::TokenSlot;
 use crate::net::NetEvent;
 
 mod battle;
@@ -89,10 +90,15 @@ pub struct Config {
     /// A fixed seed for new offline games (tests); else the clock's.
     pub seed: Option<u64>,
     /// Where the session token of the server is kept, so that a later
-    /// `--room CODE` gets the same seat back.
+    /// `--room CODE` gets the same seat back. A second terminal
+    /// running at the same time keeps its own beside it (`<file>.2`, …; see
+    /// `identity.rs`), so that it never takes over the first one's seat.
     pub token_file: Option<PathBuf>,
     /// `--lang`, else the locale's: the language of every word on screen.
     pub lang: Lang,
+    /// `--hot-seat N`: N people (2 to 6) share this terminal offline, and
+    /// the New Game form opens set for them.
+    pub hot_seat: Option<usize>,
 }
 
 /// The screens of the client.
@@ -149,6 +155,12 @@ pub struct App {
     /// The online start screen (New Game form or My games) that the quick
     /// match and the leaderboard go back to.
     pub back: Screen,
+    /// The notice tells of something under way ("Creating the room…"): it
+    /// goes once the screen or the game's phase moves on.
+    in_progress: bool,
+    /// Online: the token file this running terminal holds (see
+    /// `identity.rs`), claimed when the link is made.
+    token_slot: Option<TokenSlot>,
 }
 
 impl App {
@@ -180,11 +192,20 @@ impl App {
             matching: None,
             leaderboard: None,
             back: Screen::NewGame,
+            in_progress: false,
+            token_slot: None,
         };
         if let Some(server) = app.config.server.clone() {
             app.connect(&server);
         } else if let Some(path) = app.config.load.clone() {
             app.load(&path.to_string_lossy());
+        } else if let Some(people) = app.config.hot_seat {
+            app.form.hot_seat(people);
+            app.screen = Screen::NewGame;
+            let text = app
+                .lang()
+                .fill("tui.hot_seat_form", &[("n", &app.form.people)]);
+            app.say(text);
         }
         app
     }
@@ -194,6 +215,13 @@ impl App {
             text: text.into(),
             error: false,
         });
+        self.in_progress = false;
+    }
+
+    /// Tells of something under way, until the screen or the phase moves on.
+    fn say_in_progress(&mut self, text: impl Into<String>) {
+        self.say(text);
+        self.in_progress = true;
     }
 
     fn warn(&mut self, text: impl Into<String>) {
@@ -201,6 +229,7 @@ impl App {
             text: text.into(),
             error: true,
         });
+        self.in_progress = false;
     }
 
     fn next_seed(&mut self) -> u64 {
@@ -246,6 +275,7 @@ impl App {
                     self.prompt_key(key);
                     return;
                 }
+                let key = vi_key(key, self.show_keys, self.screen);
                 if self.show_keys {
                     // ↑↓ scroll a help taller than the screen; any other key closes it.
                     let scroll = self.keys_scroll.get();
@@ -274,11 +304,66 @@ impl App {
             Msg::Resize => {}
             Msg::Tick => self.tick(),
             Msg::Bot(decision) => {
+                let before = self.moment();
                 if let Some(play) = self.play.as_mut() {
                     play.bot_returns(decision);
                 }
+                self.forget_passed_notice(before);
             }
-            Msg::Net(event) => self.net(event),
+            Msg::Net(event) => {
+                let before = self.moment();
+                self.net(event);
+                self.forget_passed_notice(before);
+            }
         }
     }
+
+    /// Where the client stands: its screen, the game's phase (or, before
+    /// the game, whether it is in a room), and the notice on show.
+    fn moment(&self) -> (Screen, Option<Phase>, bool, Option<Notice>) {
+        let phase = self
+            .play
+            .as_ref()
+            .and_then(|p| p.view.as_ref())
+            .map(|v| v.phase);
+        (self.screen, phase, self.in_room(), self.notice.clone())
+    }
+
+    /// A notice of something under way ("Creating the room…") is old news
+    /// once the screen or the phase has moved on, unless the message that
+    /// moved them said something new.
+    fn forget_passed_notice(&mut self, before: (Screen, Option<Phase>, bool, Option<Notice>)) {
+        let (screen, phase, room, notice) = before;
+        let now = self.moment();
+        let moved = now.0 != screen || now.1 != phase || now.2 != room;
+        if moved && self.in_progress && self.notice == notice {
+            self.notice = None;
+            self.in_progress = false;
+        }
+    }
+}
+
+/// The vi keys as arrows: h j k l where the arrows move something and no
+/// letter of the screen means anything else. On the boards (placement,
+/// battle, looking after the end), in the shop and on the leaderboard all
+/// four are free; on the menu, the New Game form and My games only j and k
+/// are (l loads a game there, and opens the leaderboard online); in the `?`
+/// overlay j and k scroll. The lobby and the quick match move nothing.
+fn vi_key(key: KeyEvent, help: bool, screen: Screen) -> KeyEvent {
+    if !(key.modifiers - KeyModifiers::SHIFT).is_empty() {
+        return key;
+    }
+    let KeyCode::Char(letter) = key.code else {
+        return key;
+    };
+    let all = !help && matches!(screen, Screen::Play | Screen::Leaderboard);
+    let rows = help || matches!(screen, Screen::Menu | Screen::NewGame | Screen::MyGames);
+    let code = match letter {
+        'h' if all => KeyCode::Left,
+        'l' if all => KeyCode::Right,
+        'j' if all || rows => KeyCode::Down,
+        'k' if all || rows => KeyCode::Up,
+        _ => return key,
+    };
+    KeyEvent::new(code, KeyModifiers::NONE)
 }

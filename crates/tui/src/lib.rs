@@ -10,6 +10,7 @@
 
 mod app;
 mod i18n;
+mod identity;
 mod net;
 mod ui;
 mod words;
@@ -25,7 +26,8 @@ pub use app::{
     ReservePick, Screen, StartEntry, DEFAULT_SAVE, START_ENTRIES,
 };
 pub use i18n::Lang;
-pub use net::{endpoint, NetError, NetEvent};
+pub use identity::{remembered_name, TokenSlot};
+pub use net::{endpoint, CloseReason, NetError, NetEvent};
 pub use ui::cell_style;
 pub use words::{Names, LEGEND};
 

@@ -14,6 +14,7 @@ use broadside_protocol::{Refusal, ServerFrame};
 use serde_json::Value;
 use tungstenite::{Message, WebSocket};
 
+use crate::i18n::Lang;
 use crate::Msg;
 
 /// How long one read waits before the thread looks for frames to send.
@@ -27,8 +28,42 @@ pub enum NetEvent {
     /// One JSON frame from the server, as received; the app reads it as a
     /// [`ServerFrame`].
     Frame(Value),
-    /// The link is gone, with the reason in words.
-    Closed(String),
+    /// The link is gone, and why.
+    Closed(CloseReason),
+}
+
+/// Why the link to the server is gone: a reason the app words in the
+/// player's language (the operating system's own messages are English).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CloseReason {
+    /// The server's host name is not known.
+    Unresolved { host: String },
+    /// Nothing answered at the address (refused, timed out, unreachable).
+    Unreachable { host: String },
+    /// Something answered but refused the WebSocket handshake.
+    Refused,
+    /// The link broke after it was up.
+    Lost,
+    /// The server closed the link.
+    ServerClosed,
+    /// This client closed it.
+    Closed,
+}
+
+impl CloseReason {
+    /// The reason in the player's language.
+    pub fn words(&self, lang: Lang) -> String {
+        match self {
+            CloseReason::Unresolved { host } => lang.fill("tui.net.unresolved", &[("host", host)]),
+            CloseReason::Unreachable { host } => {
+                lang.fill("tui.net.unreachable", &[("host", host)])
+            }
+            CloseReason::Refused => lang.t("tui.net.refused"),
+            CloseReason::Lost => lang.t("tui.net.lost"),
+            CloseReason::ServerClosed => lang.t("tui.net.server_closed"),
+            CloseReason::Closed => lang.t("tui.net.closed"),
+        }
+    }
 }
 
 /// Why a server address could not be used.
@@ -92,21 +127,26 @@ pub fn connect(address: &str, to_app: Sender<Msg>) -> Result<Sender<String>, Net
     Ok(outgoing)
 }
 
-fn open(url: &str, host: &str) -> Result<WebSocket<TcpStream>, String> {
+fn open(url: &str, host: &str) -> Result<WebSocket<TcpStream>, CloseReason> {
+    let unresolved = || CloseReason::Unresolved {
+        host: host.to_string(),
+    };
     let address = host
         .to_socket_addrs()
-        .map_err(|e| format!("cannot resolve {host}: {e}"))?
+        .map_err(|_| unresolved())?
         .next()
-        .ok_or_else(|| format!("cannot resolve {host}"))?;
-    let stream = TcpStream::connect_timeout(&address, Duration::from_secs(5))
-        .map_err(|e| format!("cannot reach {host}: {e}"))?;
-    let (socket, _response) = tungstenite::client(url, stream)
-        .map_err(|e| format!("the server refused the WebSocket: {e}"))?;
+        .ok_or_else(unresolved)?;
+    let stream = TcpStream::connect_timeout(&address, Duration::from_secs(5)).map_err(|_| {
+        CloseReason::Unreachable {
+            host: host.to_string(),
+        }
+    })?;
+    let (socket, _response) = tungstenite::client(url, stream).map_err(|_| CloseReason::Refused)?;
     // Only after the handshake: a timeout during it would abort the handshake.
     socket
         .get_ref()
         .set_read_timeout(Some(POLL))
-        .map_err(|e| format!("socket error: {e}"))?;
+        .map_err(|_| CloseReason::Lost)?;
     Ok(socket)
 }
 
@@ -115,13 +155,13 @@ fn pump(
     mut socket: WebSocket<TcpStream>,
     queue: &Receiver<String>,
     to_app: &Sender<Msg>,
-) -> String {
+) -> CloseReason {
     loop {
         loop {
             match queue.try_recv() {
                 Ok(text) => {
-                    if let Err(e) = socket.send(Message::text(text)) {
-                        return format!("connection lost: {e}");
+                    if socket.send(Message::text(text)).is_err() {
+                        return CloseReason::Lost;
                     }
                 }
                 Err(TryRecvError::Empty) => break,
@@ -129,7 +169,7 @@ fn pump(
                     // The app closed; say goodbye politely.
                     let _ = socket.close(None);
                     let _ = socket.flush();
-                    return "closed".to_string();
+                    return CloseReason::Closed;
                 }
             }
         }
@@ -144,10 +184,10 @@ fn pump(
                         .expect("an error frame is plain data")
                 });
                 if to_app.send(Msg::Net(NetEvent::Frame(frame))).is_err() {
-                    return "closed".to_string();
+                    return CloseReason::Closed;
                 }
             }
-            Ok(Message::Close(_)) => return "the server closed the connection".to_string(),
+            Ok(Message::Close(_)) => return CloseReason::ServerClosed,
             Ok(_) => {}
             Err(tungstenite::Error::Io(e))
                 if matches!(
@@ -159,11 +199,11 @@ fn pump(
                 if let Err(e) = socket.flush() {
                     if !matches!(&e, tungstenite::Error::Io(io) if matches!(io.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut))
                     {
-                        return format!("connection lost: {e}");
+                        return CloseReason::Lost;
                     }
                 }
             }
-            Err(e) => return format!("connection lost: {e}"),
+            Err(_) => return CloseReason::Lost,
         }
     }
 }

@@ -253,10 +253,17 @@ pub fn rule_error(lang: Lang, error: &broadside_engine::RuleError) -> String {
 }
 
 /// A server's refusal in words: `err.<code>` where the catalogue has it,
-/// else the server's own message with its code.
+/// else the server's own message with its code in English, and in the other
+/// languages a sentence of their own with the code (the server's messages
+/// are English, and nothing English is left inside another language).
 pub fn server_error(lang: Lang, code: &str, message: &str) -> String {
-    lang.get(&format!("err.{code}"))
-        .unwrap_or_else(|| format!("{message} ({code})"))
+    lang.get(&format!("err.{code}")).unwrap_or_else(|| {
+        if lang == Lang::En {
+            format!("{message} ({code})")
+        } else {
+            lang.fill("tui.server_refused", &[("code", &code)])
+        }
+    })
 }
 
 /// The canonical legend of docs/rules.md R-12, in the order of the rule book:

@@ -91,7 +91,8 @@ fn settle(app: &mut App) {
         let play = app.play.as_ref().expect("a game is running");
         let view = play.view.as_ref().expect("a local game always has a view");
         let mine = play.me.is_some_and(|me| view.to_move.contains(&me));
-        if mine || view.phase == Phase::Finished {
+        // Hot-seat: the terminal waits for the next person.
+        if mine || view.phase == Phase::Finished || play.handover.is_some() {
             return;
         }
         app.update(Msg::Tick);
@@ -652,7 +653,7 @@ fn the_keys_overlay_wraps_and_scrolls_in_a_small_terminal() {
     let all = seen.join(" ").replace('│', " ");
     let all = all.split_whitespace().collect::<Vec<_>>().join(" ");
     for entry in [
-        "Enter place it (green: legal, red: not)",
+        "Enter place it (@ green: fits, x red: not)",
         "n after the end: new game (online: rematch)",
         "q leave the game, quit",
         "? this help; ↑↓ scroll, any other key closes it",
@@ -1051,7 +1052,9 @@ fn quick_match_waits_counts_offers_a_bot_and_cancels() {
     // The link drops while waiting: once welcomed again the client waits again.
     press(&mut app, KeyCode::Char('m'));
     assert_eq!(next_sent(&sent)["type"], "quick_match");
-    app.update(Msg::Net(broadside_tui::NetEvent::Closed("gone".into())));
+    app.update(Msg::Net(broadside_tui::NetEvent::Closed(
+        broadside_tui::CloseReason::Lost,
+    )));
     connect(&mut app, &sent);
     assert_eq!(app.screen, Screen::Matching);
     assert_eq!(
@@ -1059,7 +1062,9 @@ fn quick_match_waits_counts_offers_a_bot_and_cancels() {
         serde_json::json!({"type": "quick_match", "preset": "hasbro"})
     );
     // Esc while the link is down leaves at once (the server dropped the wait with it).
-    app.update(Msg::Net(broadside_tui::NetEvent::Closed("gone".into())));
+    app.update(Msg::Net(broadside_tui::NetEvent::Closed(
+        broadside_tui::CloseReason::Lost,
+    )));
     press(&mut app, KeyCode::Esc);
     assert_eq!(app.screen, Screen::NewGame);
     assert!(sent.try_recv().is_err());
@@ -1397,4 +1402,680 @@ fn a_shared_sea_salvo_names_the_block_that_is_short() {
         notice.text.starts_with("block ") && notice.text.ends_with("2 shots needed, 1 chosen."),
         "{notice:?}"
     );
+}
+
+/// The rows of a screen that hold a board's column header: the lines just
+/// below the titles, up to the first row label.
+fn header_rows(text: &str) -> Vec<String> {
+    text.lines()
+        .skip(2)
+        .take_while(|l| !l.trim_start().starts_with("A "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn twenty_columns_have_legible_numbers_at_120_and_at_80_columns() {
+    let app = battle(Preset::Space, 2, Default::default());
+    for (width, height) in [(120, 40), (80, 24)] {
+        let text = screen(&app, width, height);
+        // Never two numbers of two digits side by side.
+        assert!(!text.contains("1011"), "{width}: {text}");
+        let rows = header_rows(&text);
+        assert_eq!(rows.len(), 2, "{width}: tens and units: {text}");
+        // Tens above units, over the column they name.
+        let (tens, units) = (&rows[0], &rows[1]);
+        let twenty = units.rfind('0').expect("a units digit 0 of column 20");
+        assert_eq!(tens.as_bytes().get(twenty), Some(&b'2'), "{width}: {text}");
+        let ten = units[..twenty].rfind('0').expect("column 10");
+        assert_eq!(tens.as_bytes().get(ten), Some(&b'1'), "{width}: {text}");
+        if width == 120 {
+            // Two-character cells: "1 2 3 …" and tens "1 1 1 … 2".
+            assert!(units.contains("1 2 3 4 5 6 7 8 9 0 1 2"), "{text}");
+            insta::assert_snapshot!(text);
+        }
+    }
+}
+
+#[test]
+fn abilities_say_ready_recharging_or_used_up_in_words() {
+    let mut app = battle(Preset::Italia, 2, Default::default());
+    let text = screen(&app, 80, 24);
+    // The air strike waits for round 10: said in words, not "rd 10".
+    assert!(text.contains("ready in round 10 ×1"), "{text}");
+    assert!(!text.contains("rd "), "{text}");
+    // The wide shot has one use: once used, it is used up (not a round that
+    // follows the clock).
+    typ(&mut app, "a");
+    press(&mut app, KeyCode::Enter);
+    settle(&mut app);
+    let text = screen(&app, 80, 24);
+    let line = text
+        .lines()
+        .find(|l| l.contains("Wide shot"))
+        .expect("the wide shot is listed");
+    assert!(line.ends_with("used up"), "{text}");
+    for lang in Lang::ALL {
+        let mut app = battle_in(lang, Preset::Italia, 2, Default::default());
+        typ(&mut app, "a");
+        press(&mut app, KeyCode::Enter);
+        settle(&mut app);
+        let text = screen(&app, 80, 24);
+        assert!(!text.contains("rd "), "{lang:?}: {text}");
+    }
+}
+
+#[test]
+fn ability_names_are_never_cut_in_any_language() {
+    for lang in Lang::ALL {
+        let app = battle_in(lang, Preset::Italia, 2, Default::default());
+        let text = screen(&app, 80, 24);
+        // The panel's column, right of its border.
+        let panel: Vec<String> = text
+            .lines()
+            .filter_map(|l| l.split_once('│').map(|(_, right)| right.trim().to_string()))
+            .collect();
+        let panel = panel.join(" ");
+        for id in ["wide", "bombard", "radar"] {
+            let name = lang.t(&format!("special.{id}"));
+            assert!(panel.contains(&name), "{lang:?} {name}: {text}");
+        }
+        if lang == Lang::It {
+            insta::assert_snapshot!(text);
+        }
+    }
+}
+
+/// An online client speaking `lang` whose link is a channel, not yet up.
+fn online_in(lang: Lang, room: Option<&str>) -> (App, std::sync::mpsc::Receiver<String>) {
+    let (out, sent) = std::sync::mpsc::channel();
+    let app = App::online_over(
+        Config {
+            server: Some("http://127.0.0.1:9".to_string()),
+            room: room.map(str::to_string),
+            nickname: Some("Ana".to_string()),
+            seed: Some(42),
+            lang,
+            ..Config::default()
+        },
+        out,
+    );
+    (app, sent)
+}
+
+#[test]
+fn network_errors_are_told_in_the_players_language() {
+    use broadside_tui::CloseReason;
+    let host = "127.0.0.1:9".to_string();
+    let reasons = [
+        CloseReason::Unresolved { host: host.clone() },
+        CloseReason::Unreachable { host: host.clone() },
+        CloseReason::Refused,
+        CloseReason::Lost,
+        CloseReason::ServerClosed,
+        CloseReason::Closed,
+    ];
+    for reason in &reasons {
+        let english = reason.words(Lang::En);
+        for lang in Lang::ALL {
+            let (mut app, _sent) = online_in(lang, None);
+            app.update(Msg::Net(broadside_tui::NetEvent::Closed(reason.clone())));
+            let text = notice_text(&app);
+            assert!(text.contains(&reason.words(lang)), "{lang:?}: {text}");
+            if lang != Lang::En {
+                assert!(!text.contains(&english), "{lang:?}: English left in {text}");
+            }
+        }
+    }
+    // The words of the operating system ("Connection refused (os error
+    // 111)") never reach the screen: a real refused connection on loopback.
+    let (to_app, from_net) = std::sync::mpsc::channel();
+    let _app = App::new(
+        Config {
+            server: Some("http://127.0.0.1:1".to_string()),
+            ..Config::default()
+        },
+        Some(to_app),
+    );
+    let reason = loop {
+        match from_net
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("the network thread reports")
+        {
+            Msg::Net(broadside_tui::NetEvent::Closed(reason)) => break reason,
+            _ => continue,
+        }
+    };
+    assert_eq!(
+        reason,
+        CloseReason::Unreachable {
+            host: "127.0.0.1:1".into()
+        }
+    );
+    assert_eq!(
+        reason.words(Lang::It),
+        "impossibile raggiungere 127.0.0.1:1"
+    );
+    // A refusal with a code the catalogue does not know: no English inside
+    // Italian either.
+    let (mut app, sent) = online_in(Lang::It, None);
+    connect(&mut app, &sent);
+    frame(
+        &mut app,
+        serde_json::json!({"type": "error", "code": "some_new_code",
+            "message": "something in English", "request": "chat"}),
+    );
+    let text = notice_text(&app);
+    assert!(!text.contains("English"), "{text}");
+    assert!(text.contains("some_new_code"), "{text}");
+}
+
+#[test]
+fn creating_the_room_is_forgotten_once_the_room_is_there() {
+    let (mut app, sent) = online_app();
+    press(&mut app, KeyCode::Enter);
+    assert_eq!(next_sent(&sent)["type"], "create_room");
+    assert_eq!(notice_text(&app), "Creating the room…");
+    let (room, state) = paired_frames(false);
+    frame(&mut app, room);
+    assert_eq!(app.screen, Screen::Lobby);
+    assert!(!screen(&app, 80, 24).contains("Creating the room"));
+    // And through the game.
+    let (room, _) = paired_frames(true);
+    frame(&mut app, room);
+    frame(&mut app, state);
+    let shown = screen(&app, 80, 24);
+    assert!(!shown.contains("Creating the room"), "{shown}");
+    // Something said by the frame that moved the game on stays.
+    let (mut app, sent) = online_app();
+    press(&mut app, KeyCode::Char('m'));
+    assert_eq!(next_sent(&sent)["type"], "quick_match");
+    let (room, state) = paired_frames(true);
+    frame(&mut app, room);
+    frame(&mut app, state);
+    assert!(notice_text(&app).contains("Paired with Bea"));
+}
+
+/// The round on each terminal's status line, if any.
+fn round_shown(app: &App) -> Option<String> {
+    let top = screen(app, 120, 40)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .to_string();
+    top.split(" · ")
+        .find(|part| part.starts_with("round "))
+        .map(str::to_string)
+}
+
+#[test]
+fn two_terminals_never_show_two_different_rounds() {
+    use broadside_engine::{Cell, Command, Game, Options, Setup, Target};
+    let mut game = Game::new(&Setup {
+        preset: Preset::Classic,
+        seats: 2,
+        seed: 7,
+        options: Options {
+            first: Some(0),
+            hit_again: Some(false),
+            turn_seconds: Some(0),
+            place_seconds: Some(0),
+            ..Options::default()
+        },
+        teams: None,
+    })
+    .expect("a valid setup");
+    for seat in 0..2 {
+        game.apply(Command::PlaceRandom { seat })
+            .expect("random placement succeeds");
+    }
+    let terminals = |game: &Game| -> Vec<Option<String>> {
+        (0..2)
+            .map(|me| {
+                let copy = Game::load(&game.save()).expect("a save loads");
+                let levels = (0..2).map(|s| (s != me).then_some(broadside_ai::Level::Medium));
+                round_shown(&App::offline(
+                    app().config.clone(),
+                    copy,
+                    me,
+                    levels.collect(),
+                ))
+            })
+            .collect()
+    };
+    // Each turn of the first rounds, both terminals at the same moment.
+    let mut shown = Vec::new();
+    for turn in 0..6u16 {
+        let rounds = terminals(&game);
+        let numbers: std::collections::BTreeSet<&String> = rounds.iter().flatten().collect();
+        assert!(numbers.len() <= 1, "turn {turn}: {rounds:?}");
+        shown.extend(rounds.into_iter().flatten());
+        let seat = game.to_move()[0];
+        let target = Target {
+            board: 1 - seat,
+            at: Cell::new(turn, turn),
+        };
+        game.apply(Command::Fire { seat, target })
+            .expect("a shot at an open cell");
+    }
+    // The number is there, on the terminal of the player to move.
+    assert!(shown.contains(&"round 3".to_string()), "{shown:?}");
+}
+
+#[test]
+fn a_wrong_room_code_says_so_and_offers_a_way_out() {
+    let (mut app, sent) = online_in(Lang::En, Some("NOSUCHROOM"));
+    connect(&mut app, &sent);
+    assert_eq!(next_sent(&sent)["type"], "join_room");
+    assert_eq!(app.screen, Screen::Lobby);
+    frame(
+        &mut app,
+        serde_json::json!({"type": "error", "code": "room_not_found",
+            "message": "no room has that code", "request": "join_room"}),
+    );
+    let shown = screen(&app, 80, 24);
+    assert!(!shown.contains("Waiting for the server"), "{shown}");
+    assert!(
+        shown.contains("There is no room with that code. Create a room here, or q quits."),
+        "{shown}"
+    );
+    assert_eq!(app.screen, Screen::NewGame);
+    assert_eq!(next_sent(&sent)["type"], "my_games");
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.quit);
+}
+
+#[test]
+fn with_the_server_unreachable_the_first_q_quits() {
+    let (mut app, _sent) = online_in(Lang::En, None);
+    app.update(Msg::Net(broadside_tui::NetEvent::Closed(
+        broadside_tui::CloseReason::Unreachable {
+            host: "127.0.0.1:9".into(),
+        },
+    )));
+    assert_eq!(app.screen, Screen::Lobby);
+    assert!(screen(&app, 80, 24).contains("cannot reach 127.0.0.1:9"));
+    press(&mut app, KeyCode::Char('q'));
+    assert!(app.quit, "{}", screen(&app, 80, 24));
+    assert!(app.prompt.is_none());
+}
+
+#[test]
+fn after_resigning_header_panel_and_keys_agree_that_you_are_out() {
+    // Three players: the others play on while the person watches.
+    let mut app = battle(Preset::Classic, 3, Default::default());
+    typ(&mut app, "R");
+    typ(&mut app, "y");
+    let text = screen(&app, 80, 24);
+    let top = text.lines().next().unwrap_or("");
+    assert!(top.contains("You are out"), "{text}");
+    assert!(!top.contains("Salvo sent"), "{text}");
+    let you = text
+        .lines()
+        .find(|l| l.contains("│You "))
+        .expect("the fleets list you");
+    assert!(
+        you.trim_end().ends_with("out") && !you.contains("10/10"),
+        "{text}"
+    );
+    let keys = text.lines().last().unwrap_or("");
+    assert!(!keys.contains("fire") && !keys.contains("send"), "{text}");
+    insta::assert_snapshot!(text);
+    for _ in 0..3 {
+        app.update(Msg::Tick);
+    }
+    let text = screen(&app, 80, 24);
+    assert!(
+        text.lines()
+            .next()
+            .unwrap_or("")
+            .contains("You are out · Bot"),
+        "{text}"
+    );
+    // Two players: the game is over, and the panel says so too.
+    let mut app = battle(Preset::Classic, 2, Default::default());
+    typ(&mut app, "R");
+    typ(&mut app, "y");
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("Your fleet is lost."), "{text}");
+    assert!(!text.contains("You              10/10"), "{text}");
+}
+
+/// The symbols of one board row of a screen (row label `row`), left board.
+fn board_row(text: &str, row: &str) -> String {
+    text.lines()
+        .find(|l| l.trim_start().starts_with(&format!("{row} ")))
+        .map(|l| l.split('│').next().unwrap_or("").to_string())
+        .unwrap_or_default()
+}
+
+#[test]
+fn placement_legality_shows_without_colour_and_the_legend_names_every_mark() {
+    let mut app = placing_classic();
+    // Where it fits: "@", and the legend says so.
+    let text = screen(&app, 80, 24);
+    assert!(board_row(&text, "A").contains("@ @ @ @"), "{text}");
+    assert!(
+        text.contains("@ fits") && text.contains("x no fit"),
+        "{text}"
+    );
+    // The battleship at the top left; the cruiser one row down would touch it:
+    // "x", in the text alone (what a terminal without colour shows).
+    press(&mut app, KeyCode::Enter);
+    press(&mut app, KeyCode::Down);
+    let text = screen(&app, 80, 24);
+    assert!(board_row(&text, "B").contains("x x x"), "{text}");
+    assert!(!board_row(&text, "B").contains('@'), "{text}");
+    insta::assert_snapshot!(text);
+    // In battle the legend has the mark of a chosen cell, as drawn.
+    let options = broadside_engine::Options {
+        report: Some(broadside_engine::Report::PerVolley),
+        ..Default::default()
+    };
+    let mut app = battle(Preset::Brasil, 2, options);
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("o chosen"), "{text}");
+    typ(&mut app, ":C3");
+    press(&mut app, KeyCode::Enter);
+    let text = screen(&app, 80, 24);
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("3 "))
+        .unwrap_or("");
+    assert!(row.contains('o'), "{text}");
+}
+
+#[test]
+fn vi_keys_move_like_the_arrows_without_taking_other_letters() {
+    // Battle: h j k l move the cursor.
+    let mut app = battle(Preset::Classic, 2, Default::default());
+    let cursor = |app: &App| app.play.as_ref().map(|p| p.cursor).expect("a game");
+    typ(&mut app, "jjl");
+    assert_eq!(cursor(&app), broadside_engine::Cell::new(1, 2));
+    typ(&mut app, "kh");
+    assert_eq!(cursor(&app), broadside_engine::Cell::new(0, 1));
+    // Placement: they move the ship.
+    let mut app = placing_classic();
+    let at = |app: &App| {
+        app.play
+            .as_ref()
+            .and_then(|p| p.placing.as_ref())
+            .map(|p| p.at)
+            .expect("placing")
+    };
+    typ(&mut app, "jl");
+    assert_eq!(at(&app), broadside_engine::Cell::new(1, 1));
+    // The menu: j and k choose; l still loads a game.
+    let mut app = self::app();
+    typ(&mut app, "j");
+    assert_eq!(app.menu, 1);
+    typ(&mut app, "k");
+    assert_eq!(app.menu, 0);
+    typ(&mut app, "l");
+    assert!(app.prompt.is_some(), "l opens the load prompt");
+    // The help lists them.
+    let mut app = battle(Preset::Classic, 2, Default::default());
+    typ(&mut app, "?");
+    let text = screen(&app, 120, 40);
+    assert!(
+        text.contains("h j k l = arrows") && text.contains("PgUp PgDn"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_log_scrolls_back_with_page_up_and_down() {
+    let mut app = battle(Preset::Classic, 2, Default::default());
+    // Enough shots for a log longer than its few rows.
+    for row in 0..10u16 {
+        let label = broadside_engine::label(
+            broadside_engine::LetterAxis::Rows,
+            broadside_engine::Cell::new(row, row),
+        );
+        typ(&mut app, &format!(":{label}"));
+        press(&mut app, KeyCode::Enter);
+        settle(&mut app);
+        if phase(&app) == Phase::Finished {
+            break;
+        }
+    }
+    let log = app.play.as_ref().map(|p| p.log.clone()).expect("a game");
+    assert!(log.len() > 12, "{log:?}");
+    let newest = screen(&app, 80, 24);
+    assert!(newest.contains(&log[log.len() - 1]), "{newest}");
+    assert!(!newest.contains(&format!(" {}\n", log[0])), "{newest}");
+    assert!(newest.contains("PgUp older lines"), "{newest}");
+    press(&mut app, KeyCode::PageUp);
+    let back = screen(&app, 80, 24);
+    assert!(back.contains("5 newer lines · End"), "{back}");
+    assert!(back.contains(&log[log.len() - 6]), "{back}");
+    // Home shows the first line; End the newest again.
+    press(&mut app, KeyCode::Home);
+    let oldest = screen(&app, 80, 24);
+    assert!(oldest.contains(&log[0]), "{oldest}");
+    assert!(oldest.contains("0 older"), "{oldest}");
+    press(&mut app, KeyCode::End);
+    assert_eq!(screen(&app, 80, 24), newest);
+    // A scrolled log keeps its place as new lines arrive.
+    press(&mut app, KeyCode::PageUp);
+    let before = app.play.as_ref().map(|p| p.log_scroll.get()).unwrap_or(0);
+    typ(&mut app, ":J1");
+    press(&mut app, KeyCode::Enter);
+    let after = app.play.as_ref().map(|p| p.log_scroll.get()).unwrap_or(0);
+    let added = app.play.as_ref().map(|p| p.log.len()).unwrap_or(0) - log.len();
+    assert_eq!(after, before + added);
+}
+
+#[test]
+fn two_terminals_at_once_never_share_a_seat_identity() {
+    let dir = std::env::temp_dir().join(format!("broadside-tui-tokens-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let token_file = dir.join("token");
+    std::fs::write(&token_file, "stored-token").expect("a token file");
+    let terminal = || {
+        let (out, sent) = std::sync::mpsc::channel();
+        let mut app = App::online_over(
+            Config {
+                server: Some("http://127.0.0.1:9".to_string()),
+                token_file: Some(token_file.clone()),
+                seed: Some(42),
+                ..Config::default()
+            },
+            out,
+        );
+        app.update(Msg::Net(broadside_tui::NetEvent::Connected));
+        let hello = next_sent(&sent);
+        assert_eq!(hello["type"], "hello");
+        (app, sent, hello["token"].as_str().map(str::to_string))
+    };
+    // The first terminal is the stored player (its ratings, its games).
+    let (first, _sent, token) = terminal();
+    assert_eq!(token.as_deref(), Some("stored-token"));
+    // A second one at the same time is a guest of its own, kept beside.
+    let (mut second, _sent2, token) = terminal();
+    assert_eq!(token, None);
+    frame(
+        &mut second,
+        serde_json::json!({"type": "welcome", "token": "guest-token", "nickname": "Guest"}),
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.join("token.2")).ok().as_deref(),
+        Some("guest-token")
+    );
+    assert_eq!(
+        std::fs::read_to_string(&token_file).ok().as_deref(),
+        Some("stored-token")
+    );
+    // Once the first has ended, the next terminal is the stored player again.
+    drop(first);
+    let (_third, _sent3, token) = terminal();
+    assert_eq!(token.as_deref(), Some("stored-token"));
+    drop(second);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Whether a screen shows any board: its cells or its titles.
+fn shows_a_board(text: &str) -> bool {
+    text.contains('~') || text.contains("waters") || text.contains("1 2 3")
+}
+
+/// Hot-seat: the person to act, and a hand-over screen in between.
+fn hand_over(app: &mut App, to: usize) {
+    let play = app.play.as_ref().expect("a game");
+    assert_eq!(play.handover, Some(to), "{}", screen(app, 80, 24));
+    let text = screen(app, 80, 24);
+    assert!(
+        !shows_a_board(&text),
+        "a board shows between turns:\n{text}"
+    );
+    assert!(
+        text.contains(&format!("Pass the terminal to Player {}.", to + 1)),
+        "{text}"
+    );
+    // No other key gets past it.
+    typ(app, " xfa");
+    press(app, KeyCode::Down);
+    assert_eq!(app.play.as_ref().and_then(|p| p.handover), Some(to));
+    press(app, KeyCode::Enter);
+    let play = app.play.as_ref().expect("a game");
+    assert_eq!((play.handover, play.me), (None, Some(to)));
+}
+
+#[test]
+fn hot_seat_duel_hands_the_terminal_over_with_every_board_hidden() {
+    let mut app = self::app();
+    new_game(&mut app, Preset::Classic, 2);
+    // The "People here" row: two people, no bot.
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Right);
+    assert_eq!(app.form.people, 2);
+    let form = screen(&app, 80, 24);
+    assert!(form.contains("2, passing the terminal"), "{form}");
+    assert!(form.contains("person 2 at this terminal"), "{form}");
+    start(&mut app);
+    // Player 1 places, then hands over to Player 2, who places too.
+    place_random(&mut app);
+    hand_over(&mut app, 1);
+    let placing = screen(&app, 80, 24);
+    assert!(placing.contains("Placement: ship 1 of 10"), "{placing}");
+    place_random(&mut app);
+    hand_over(&mut app, 0);
+    assert_eq!(phase(&app), Phase::Battle);
+    // Shots pass the terminal back and forth; each sees their own log.
+    let mut turns = 0;
+    while phase(&app) != Phase::Finished {
+        let play = app.play.as_ref().expect("a game");
+        if let Some(next) = play.handover {
+            hand_over(&mut app, next);
+            turns += 1;
+            continue;
+        }
+        let me = play.me.expect("a seat");
+        let view = play.view.as_ref().expect("a view");
+        assert!(view.to_move.contains(&me));
+        let at = groups(&app)
+            .into_iter()
+            .flatten()
+            .next()
+            .expect("an open cell")
+            .at;
+        let label = broadside_engine::label(view.letter_axis, at);
+        typ(&mut app, &format!(":{label}"));
+        press(&mut app, KeyCode::Enter);
+        if turns == 2 {
+            insta::assert_snapshot!(screen(&app, 80, 24));
+        }
+    }
+    assert!(turns > 20, "{turns}");
+    let text = screen(&app, 80, 24);
+    assert!(text.contains("Game over"), "{text}");
+}
+
+#[test]
+fn hot_seat_salvo_with_three_people_and_a_bot() {
+    let mut app = self::app();
+    new_game(&mut app, Preset::Classic, 4);
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Right);
+    press(&mut app, KeyCode::Right);
+    assert_eq!((app.form.people, app.form.seats), (3, 4));
+    start(&mut app);
+    let mut handovers = Vec::new();
+    for _ in 0..3 {
+        place_random(&mut app);
+        if let Some(next) = app.play.as_ref().and_then(|p| p.handover) {
+            handovers.push(next);
+            hand_over(&mut app, next);
+        }
+    }
+    assert_eq!(handovers, [1, 2]);
+    settle(&mut app);
+    assert_eq!(phase(&app), Phase::Battle);
+    // A salvo round: each person sends a salvo in turn; the bot's comes by
+    // itself; a hand-over screen between every two people.
+    for round in 0..3 {
+        for _person in 0..3 {
+            settle(&mut app);
+            if let Some(next) = app.play.as_ref().and_then(|p| p.handover) {
+                hand_over(&mut app, next);
+            }
+            let play = app.play.as_ref().expect("a game");
+            let view = play.view.as_ref().expect("a view");
+            if view.phase == Phase::Finished {
+                return;
+            }
+            let me = play.me.expect("a seat");
+            assert!(
+                view.salvo_round && view.to_move.contains(&me),
+                "round {round}"
+            );
+            // Spread: two shots on every opponent.
+            for group in groups(&app) {
+                for target in group.into_iter().take(2) {
+                    go_to(&mut app, target);
+                    press(&mut app, KeyCode::Enter);
+                }
+            }
+            typ(&mut app, "x");
+            let after = app.play.as_ref().expect("a game");
+            assert!(
+                after.handover.is_some()
+                    || after
+                        .view
+                        .as_ref()
+                        .is_some_and(|v| !v.to_move.contains(&me)),
+                "round {round}: {:?}",
+                app.notice
+            );
+        }
+    }
+}
+
+#[test]
+fn hot_seat_from_the_command_line_opens_the_form_set_for_the_people() {
+    let mut app = App::new(
+        Config {
+            seed: Some(42),
+            hot_seat: Some(3),
+            ..Config::default()
+        },
+        None,
+    );
+    assert_eq!(app.screen, Screen::NewGame);
+    assert_eq!((app.form.people, app.form.seats), (3, 3));
+    let text = screen(&app, 80, 24);
+    assert!(
+        text.contains("3 people at this terminal: choose the game, then Start."),
+        "{text}"
+    );
+    assert!(text.contains("3, passing the terminal"), "{text}");
+    assert!(
+        text.contains("The 3 people here take the first seats"),
+        "{text}"
+    );
+    // Three people and no bot: the first hands over to the second.
+    start(&mut app);
+    place_random(&mut app);
+    hand_over(&mut app, 1);
 }

@@ -12,6 +12,9 @@ use crate::words;
 pub struct Form {
     pub preset: Preset,
     pub seats: usize,
+    /// Offline: how many people play at this terminal, passing it between
+    /// turns (hot-seat); they take the first seats, bots the rest.
+    pub people: usize,
     /// The level of the bot in seat i + 1.
     pub levels: [Level; 5],
     /// Online only: seat i + 1 stays open for a person who joins with the code.
@@ -33,6 +36,8 @@ pub struct Form {
 pub enum Field {
     Preset,
     Seats,
+    /// Offline: the people at this terminal (hot-seat).
+    People,
     Level(usize),
     Report,
     Specials,
@@ -52,6 +57,7 @@ impl Default for Form {
         let mut form = Form {
             preset: Preset::Classic,
             seats: 2,
+            people: 1,
             levels: [Level::Medium; 5],
             open: [false; 5],
             online: false,
@@ -73,6 +79,7 @@ impl Form {
     pub(super) fn reset_options(&mut self) {
         let preset = self.preset;
         self.seats = self.seats.min(preset.max_seats());
+        self.people = self.people.min(self.seats);
         // The defaults are the engine's: the form never restates a rule.
         let defaults = broadside_engine::Rules::resolve(&broadside_engine::Setup {
             preset,
@@ -93,6 +100,9 @@ impl Form {
     pub fn fields(&self) -> Vec<Field> {
         let preset = self.preset;
         let mut fields = vec![Field::Preset, Field::Seats];
+        if !self.online {
+            fields.push(Field::People);
+        }
         fields.extend((0..self.seats - 1).map(Field::Level));
         if preset == Preset::Brasil {
             fields.push(Field::Report);
@@ -148,7 +158,27 @@ impl Form {
                 } else {
                     self.seats - 1
                 };
+                self.people = self.people.min(self.seats);
             }
+            Field::People => {
+                // 1 (alone against bots) up to every seat of the preset; more
+                // people than seats adds the seats.
+                let max = self.preset.max_seats();
+                self.people = if forward {
+                    if self.people >= max {
+                        1
+                    } else {
+                        self.people + 1
+                    }
+                } else if self.people <= 1 {
+                    max
+                } else {
+                    self.people - 1
+                };
+                self.seats = self.seats.max(self.people).max(2);
+            }
+            // A seat of a person at this terminal has no level to choose.
+            Field::Level(i) if self.is_person(i + 1) => {}
             Field::Level(i) => {
                 // The choices of a seat: each level, then (online) "open".
                 let mut choices: Vec<Option<Level>> = Level::ALL.into_iter().map(Some).collect();
@@ -187,6 +217,22 @@ impl Form {
             Field::Start | Field::QuickMatch | Field::Leaderboard => {}
         }
         self.selected = self.selected.min(self.fields().len() - 1);
+    }
+
+    /// Whether seat `seat` is a person at this terminal (offline).
+    pub fn is_person(&self, seat: usize) -> bool {
+        !self.online && seat < self.people
+    }
+
+    /// Sets the form for `people` at this terminal (`--hot-seat`): as many
+    /// seats at least, within what the preset allows.
+    pub fn hot_seat(&mut self, people: usize) {
+        if people > self.preset.max_seats() {
+            self.preset = broadside_engine::Preset::Classic;
+            self.reset_options();
+        }
+        self.people = people.clamp(1, self.preset.max_seats());
+        self.seats = self.seats.max(self.people);
     }
 
     /// The room options for the engine; only those that apply are set, so the
@@ -230,6 +276,11 @@ impl Form {
         match field {
             Field::Preset => words::preset_name(lang, self.preset.id()),
             Field::Seats => self.seats.to_string(),
+            Field::People if self.people == 1 => lang.t("tui.people_alone"),
+            Field::People => lang.fill("tui.people_hot_seat", &[("n", &self.people)]),
+            Field::Level(i) if self.is_person(i + 1) => {
+                lang.fill("tui.person_here", &[("n", &(i + 2))])
+            }
             Field::Level(i) if self.open[i] => lang.t("tui.open_for_a_person"),
             Field::Level(i) => lang.fill(
                 "bot_named",
@@ -255,6 +306,7 @@ impl Form {
         match field {
             Field::Preset => lang.t("opt_preset"),
             Field::Seats => lang.t("seats"),
+            Field::People => lang.t("tui.people"),
             Field::Level(i) => lang.fill("seat_n", &[("n", &(i + 2))]),
             Field::Report => lang.t("opt_report"),
             Field::Specials => lang.t("opt_specials"),

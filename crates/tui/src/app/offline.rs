@@ -5,12 +5,12 @@
 use std::sync::mpsc::Sender;
 
 use broadside_ai::{Bot, Level};
-use broadside_engine::{Command, Event, Game};
+use broadside_engine::{Cell, Command, Event, Game, Phase};
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use super::{App, BotMove, Config, Msg, Play, Screen, Source};
-use crate::words;
+use crate::words::{self, Names};
 
 pub struct Local {
     /// Tells this game from a later one (see [`BotMove`]).
@@ -27,6 +27,18 @@ pub struct Local {
     pub levels: Vec<Option<Level>>,
     /// Draws the layouts that "random" proposes during placement.
     pub rng: Pcg64Mcg,
+    /// Hot-seat: the log of each person who is not at the keyboard, told
+    /// from their own seat and kept until the terminal is theirs again.
+    pub logs: Vec<Vec<String>>,
+}
+
+impl Local {
+    /// The seats of the people at this terminal (those without a bot).
+    pub fn people(&self) -> Vec<usize> {
+        (0..self.levels.len())
+            .filter(|&seat| self.levels[seat].is_none())
+            .collect()
+    }
 }
 
 /// The default file name for saves.
@@ -74,17 +86,21 @@ impl App {
             .map(|(level, &seed)| level.map(|l| Bot::for_level(l, seed)))
             .collect();
         let lang = self.lang();
+        // Hot-seat: several people, each "you" on their own turn, are named
+        // by seat for the others.
+        let hot_seat = levels.iter().filter(|level| level.is_none()).count() > 1;
         let names = levels
             .iter()
             .enumerate()
             .map(|(seat, level)| match level {
-                None if seat == me => lang.t("you"),
+                None if seat == me && !hot_seat => lang.t("you"),
                 None => lang.fill("tui.player_n", &[("n", &(seat + 1))]),
                 Some(_) => lang.fill("tui.bot_n", &[("n", &seat)]),
             })
             .collect();
         let rng = Pcg64Mcg::seed_from_u64(self.next_seed());
         let rules = game.rules().clone();
+        let logs = vec![Vec::new(); levels.len()];
         let mut play = Play::new(
             Source::Local(Box::new(Local {
                 id: self.next_seed(),
@@ -94,6 +110,7 @@ impl App {
                 missed: Vec::new(),
                 levels,
                 rng,
+                logs,
             })),
             Some(me),
             names,
@@ -192,6 +209,26 @@ impl Play {
                 local.missed.extend(seen);
             }
         }
+        // Hot-seat: the other people's logs, each as their seat may know it.
+        if let Some(rules) = self.rules.as_ref() {
+            for seat in local.people() {
+                if Some(seat) == self.me {
+                    continue;
+                }
+                let names = Names {
+                    seats: &self.names,
+                    me: Some(seat),
+                    rules,
+                    lang: self.lang,
+                };
+                let seen = local.game.events_for(Some(seat), events);
+                let log = &mut local.logs[seat];
+                log.extend(seen.iter().filter_map(|e| names.describe(e)));
+                if log.len() > 500 {
+                    log.drain(..log.len() - 500);
+                }
+            }
+        }
         let mine = local.game.events_for(self.me, events);
         self.log_events(&mine);
         self.refresh_local();
@@ -202,6 +239,60 @@ impl Play {
             self.view = Some(local.game.view(self.me));
         }
         self.sync();
+        self.hand_over_if_due();
+    }
+
+    /// Hot-seat: when the person at the keyboard has nothing to do and
+    /// another person at this terminal has, the terminal is to be passed
+    /// on (the next such person after this one, in seat order). Until the
+    /// next person takes it, the screen hides every board.
+    fn hand_over_if_due(&mut self) {
+        let Source::Local(local) = &self.source else {
+            return;
+        };
+        let people = local.people();
+        if people.len() < 2 || self.handover.is_some() {
+            return;
+        }
+        if local.game.phase() == Phase::Finished {
+            return;
+        }
+        let due = local.game.to_move();
+        if self.me.is_some_and(|me| due.contains(&me)) {
+            return;
+        }
+        let seats = local.levels.len();
+        let from = self.me.unwrap_or(0);
+        self.handover = (1..=seats)
+            .map(|k| (from + k) % seats)
+            .find(|seat| people.contains(seat) && due.contains(seat));
+    }
+
+    /// Hot-seat: the next person has the terminal: their seat, their view,
+    /// their log; nothing of the last person's aim or choices stays.
+    pub(super) fn take_over(&mut self) {
+        let Some(next) = self.handover.take() else {
+            return;
+        };
+        let Source::Local(local) = &mut self.source else {
+            return;
+        };
+        if let Some(before) = self.me {
+            local.logs[before] = std::mem::take(&mut self.log);
+        }
+        self.log = std::mem::take(&mut local.logs[next]);
+        self.log_scroll.set(0);
+        self.me = Some(next);
+        self.placing = None;
+        self.shop = None;
+        self.picks.clear();
+        self.salvo_action = None;
+        self.reserve = None;
+        self.action = None;
+        self.cursor = Cell::new(0, 0);
+        self.own_shown = false;
+        self.target = next;
+        self.refresh_local();
     }
 
     /// Lets a due bot move. With a channel the bot thinks on a worker thread
@@ -288,6 +379,10 @@ impl Play {
                 // gives up instead, and the log says why.
                 let name = self.names.get(seat).cloned().unwrap_or_default();
                 let error = words::rule_error(self.lang, &e);
+                // (Fields, not `log_line`: the game is still borrowed.)
+                if self.log_scroll.get() > 0 {
+                    self.log_scroll.set(self.log_scroll.get() + 1);
+                }
                 self.log.push(
                     self.lang
                         .fill("tui.bot_illegal", &[("name", &name), ("error", &error)]),

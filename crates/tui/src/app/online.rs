@@ -53,6 +53,13 @@ impl App {
 
     /// Takes `out` as the link to `server`; the socket reports `Connected` later.
     pub(super) fn link(&mut self, server: &str, out: Sender<String>) {
+        if self.token_slot.is_none() {
+            self.token_slot = self
+                .config
+                .token_file
+                .as_deref()
+                .and_then(crate::identity::TokenSlot::claim);
+        }
         let source = Source::Remote(Remote {
             out,
             connected: false,
@@ -66,7 +73,7 @@ impl App {
         });
         self.play = Some(Play::new(source, None, Vec::new(), self.lang()));
         self.screen = Screen::Lobby;
-        self.say(self.lang().fill("tui.connecting", &[("server", &server)]));
+        self.say_in_progress(self.lang().fill("tui.connecting", &[("server", &server)]));
     }
 
     /// An online client whose link is a channel instead of a socket (for tests
@@ -124,6 +131,7 @@ impl App {
                 }));
             }
             NetEvent::Closed(reason) => {
+                let reason = reason.words(self.lang());
                 let Some(Play {
                     source: Source::Remote(remote),
                     ..
@@ -350,7 +358,7 @@ impl App {
             }
             ServerFrame::Chat { from, text, .. } => {
                 if let Some(play) = self.play.as_mut() {
-                    play.log.push(format!("{from}: {text}"));
+                    play.log_line(format!("{from}: {text}"));
                 }
             }
             ServerFrame::Error(error) if error.code == "room_full" => {
@@ -367,17 +375,35 @@ impl App {
                 if error.request.as_deref() == Some("quick_match") {
                     self.end_matching();
                 }
-                self.warn(words::server_error(
-                    self.lang(),
-                    &error.code,
-                    &error.message,
-                ));
+                let refusal = words::server_error(self.lang(), &error.code, &error.message);
+                // A room that cannot be joined or made (a wrong `--room` code):
+                // back to the online start, with the refusal and the way on.
+                let for_a_room = matches!(
+                    error.request.as_deref(),
+                    Some("join_room") | Some("create_room")
+                );
+                if for_a_room && self.screen == Screen::Lobby && !self.in_room() {
+                    self.config.room = None;
+                    self.screen = Screen::NewGame;
+                    let text = self
+                        .lang()
+                        .fill("tui.no_room_way_out", &[("refusal", &refusal)]);
+                    self.warn(text);
+                    self.send_frame(ClientFrame::MyGames);
+                    return;
+                }
+                self.warn(refusal);
             }
             ServerFrame::Pong
             | ServerFrame::Left { .. }
             | ServerFrame::ActionArea { .. }
             | ServerFrame::OpenRooms { .. }
             | ServerFrame::History { .. } => {}
+            // Frames the terminal has no use for (accounts and passkeys are
+            // the browser's); a wildcard, so that the protocol may grow
+            // frames without breaking the terminal's build.
+            #[allow(unreachable_patterns)]
+            _ => {}
         }
     }
 
@@ -408,7 +434,7 @@ impl App {
         }
         match self.config.room.clone() {
             Some(code) => {
-                self.say(self.lang().fill("tui.joining", &[("code", &code)]));
+                self.say_in_progress(self.lang().fill("tui.joining", &[("code", &code)]));
                 self.send_frame(ClientFrame::JoinRoom(JoinRoom {
                     code,
                     role: Role::Player,
@@ -423,8 +449,9 @@ impl App {
         }
     }
 
+    /// The token of this terminal's own token file (see `identity.rs`).
     pub(super) fn read_token(&self) -> Option<String> {
-        let path = self.config.token_file.as_ref()?;
+        let path = &self.token_slot.as_ref()?.path;
         let token = std::fs::read_to_string(path).ok()?;
         let token = token.trim();
         (!token.is_empty()).then(|| token.to_string())
@@ -432,9 +459,10 @@ impl App {
 
     /// Keeps the token for the next connection; false if it could not be written.
     pub(super) fn store_token(&self, token: Option<&str>) -> bool {
-        let (Some(path), Some(token)) = (self.config.token_file.as_ref(), token) else {
+        let (Some(slot), Some(token)) = (self.token_slot.as_ref(), token) else {
             return true;
         };
+        let path = &slot.path;
         if self.read_token().as_deref() == Some(token) {
             return true;
         }
@@ -473,9 +501,20 @@ impl App {
                     self.say(self.lang().t(said));
                 }
             }
+            // Not in a room yet (the server is unreachable, or has not
+            // answered): there is nothing to leave, so q quits at once.
+            KeyCode::Char('q') | KeyCode::Esc if !self.in_room() => self.quit = true,
             KeyCode::Char('q') | KeyCode::Esc => self.ask_to_leave(),
             _ => {}
         }
+    }
+
+    /// Whether the server has put this terminal in a room.
+    pub(super) fn in_room(&self) -> bool {
+        matches!(
+            self.play.as_ref().map(|p| &p.source),
+            Some(Source::Remote(Remote { room: Some(_), .. }))
+        )
     }
 }
 

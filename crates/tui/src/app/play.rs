@@ -38,6 +38,10 @@ pub struct Play {
     /// name (`1662?` while provisional); `None` for bots, open seats and the unrated.
     pub ratings: Vec<Option<String>>,
     pub log: Vec<String>,
+    /// How many lines the log is scrolled back from its newest (PgUp/PgDn).
+    /// Only drawing knows the log's height, so drawing keeps it within the
+    /// oldest page.
+    pub log_scroll: std::cell::Cell<usize>,
     pub placing: Option<Placing>,
     pub shop: Option<Shop>,
     pub cursor: Cell,
@@ -57,6 +61,9 @@ pub struct Play {
     pub reserve: Option<ReservePick>,
     /// The language of the log and of the answers to keys.
     pub lang: Lang,
+    /// Hot-seat: the seat of the person the terminal is to be passed to;
+    /// until they press Enter, every board is hidden.
+    pub handover: Option<usize>,
 }
 
 /// The reserve's fighters being placed: the cells chosen so far, and the board
@@ -116,6 +123,19 @@ impl App {
             self.screen = Screen::Menu;
             return;
         };
+        // Hot-seat: between turns only Enter (the next person is here) and
+        // leaving work; nothing of the board may be touched or shown.
+        if play.handover.is_some() {
+            match key.code {
+                KeyCode::Enter => play.take_over(),
+                KeyCode::Char('q') => self.ask_to_leave(),
+                _ => {}
+            }
+            return;
+        }
+        if play.scroll_log(key.code) {
+            return;
+        }
         // Keys that work in every phase.
         match key.code {
             KeyCode::Char('s') => {
@@ -240,6 +260,7 @@ impl Play {
             names,
             ratings: Vec::new(),
             log: Vec::new(),
+            log_scroll: std::cell::Cell::new(0),
             placing: None,
             shop: None,
             cursor: Cell::new(0, 0),
@@ -251,6 +272,7 @@ impl Play {
             picks: Vec::new(),
             salvo_action: None,
             reserve: None,
+            handover: None,
         }
     }
 
@@ -286,10 +308,42 @@ impl Play {
             lang: self.lang,
         };
         let lines: Vec<String> = events.iter().filter_map(|e| names.describe(e)).collect();
+        self.keep_log_place(lines.len());
         self.log.extend(lines);
         if self.log.len() > 500 {
             self.log.drain(..self.log.len() - 500);
         }
+    }
+
+    /// Adds a line to the log.
+    pub(super) fn log_line(&mut self, line: String) {
+        self.keep_log_place(1);
+        self.log.push(line);
+    }
+
+    /// A log scrolled back stays on the lines it shows while `added` new
+    /// ones arrive below.
+    fn keep_log_place(&self, added: usize) {
+        let scroll = self.log_scroll.get();
+        if scroll > 0 {
+            self.log_scroll.set(scroll + added);
+        }
+    }
+
+    /// PgUp and PgDn page through the log, Home and End go to its oldest
+    /// and newest lines; false for any other key.
+    pub(super) fn scroll_log(&mut self, code: KeyCode) -> bool {
+        const PAGE: usize = 5;
+        let scroll = self.log_scroll.get();
+        let to = match code {
+            KeyCode::PageUp => scroll + PAGE,
+            KeyCode::PageDown => scroll.saturating_sub(PAGE),
+            KeyCode::Home => self.log.len(),
+            KeyCode::End => 0,
+            _ => return false,
+        };
+        self.log_scroll.set(to.min(self.log.len()));
+        true
     }
 
     /// Brings the phase-dependent state in line with the view.
@@ -339,6 +393,15 @@ impl Play {
         }
         if phase == Phase::Finished && self.me.is_some() && targets.is_empty() {
             self.target = self.me.unwrap_or(0);
+        }
+    }
+
+    /// Whether this terminal's seat is out of the game (resigned or sunk)
+    /// while the others play on: it only watches.
+    pub fn out(&self) -> bool {
+        match (self.view.as_ref(), self.me) {
+            (Some(view), Some(me)) => view.seats.get(me).is_some_and(|s| !s.alive),
+            _ => false,
         }
     }
 

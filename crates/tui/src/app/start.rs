@@ -132,7 +132,7 @@ impl App {
             KeyCode::Enter => {
                 if let Some(game) = self.my_games.get(self.my_game) {
                     let code = game.code.clone();
-                    self.say(self.lang().fill("tui.joining", &[("code", &code)]));
+                    self.say_in_progress(self.lang().fill("tui.joining", &[("code", &code)]));
                     self.send_frame(ClientFrame::JoinRoom(JoinRoom {
                         code,
                         role: Role::Player,
@@ -181,7 +181,7 @@ impl App {
                 rated: false,
             })));
             self.screen = Screen::Lobby;
-            self.say(self.lang().t("tui.creating_room"));
+            self.say_in_progress(self.lang().t("tui.creating_room"));
             return;
         }
         let setup = Setup {
@@ -193,9 +193,10 @@ impl App {
         };
         match Game::new(&setup) {
             Ok(game) => {
+                // The people at this terminal take the first seats.
                 let levels: Vec<Option<Level>> = (0..form.seats)
                     .map(|s| {
-                        if s == 0 {
+                        if s == 0 || form.is_person(s) {
                             None
                         } else {
                             Some(form.levels[s - 1])

@@ -40,8 +40,17 @@ fn label_width(size: Size, axis: LetterAxis) -> u16 {
     }
 }
 
+/// Rows of the column header. Numbers stand in two rows (tens above units)
+/// once two of them would run together: from the tenth column when a cell
+/// is one character wide, from the eleventh when it is two ("1011121314"
+/// cannot be read; "10" alone after "9" can).
 fn header_lines(size: Size, axis: LetterAxis, cell_width: u16) -> u16 {
-    if axis == LetterAxis::Rows && cell_width == 1 && size.cols > 9 {
+    let crowded = match cell_width {
+        1 => size.cols > 9,
+        2 => size.cols > 10,
+        _ => false,
+    };
+    if axis == LetterAxis::Rows && crowded {
         2
     } else {
         1
@@ -95,7 +104,7 @@ pub(super) fn draw_board(
     }
     buf.set_stringn(area.x, area.y, &title, area.width as usize, title_style);
     let label_style = Style::new().fg(Color::Gray);
-    // Column headers: letters, or numbers (two lines when one cell is one character).
+    // Column headers: letters, or numbers (in two rows from the tenth column).
     for i in 0..visible_cols {
         let col = first_col + i;
         let x = area.x + labels + i * cell_width;

@@ -37,7 +37,9 @@ const ALL_KEYS: [Help; 19] = [
     Help::Key("Esc", "tui.help.clear"),
     Help::Key("Tab, v", "tui.help.boards"),
     Help::Key("R", "tui.help.resign"),
-    Help::Section("tui.help.anywhere"),
+    // The vi keys and the log's keys beside the heading, so that the whole
+    // help still fits 80×24 without scrolling.
+    Help::Inline("tui.help.anywhere", "tui.help.vi_log"),
     Help::Key("s / c", "tui.help.save_chat"),
     Help::Key("n", "tui.help.after_end"),
     Help::Key("q", "tui.help.leave"),

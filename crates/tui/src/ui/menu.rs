@@ -6,7 +6,7 @@ use ratatui::style::{Color, Style, Stylize};
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 
-use super::widgets::{legend_lines, text_width, wrap};
+use super::widgets::{legend_lines, text_width, wrap, Mark};
 use crate::app::{App, Field, Form, StartEntry, MENU, START_ENTRIES};
 use crate::i18n::Lang;
 use crate::words;
@@ -31,7 +31,12 @@ pub(super) fn draw_menu(app: &App, area: Rect, buf: &mut Buffer) {
     }
     lines.push(Line::from(""));
     lines.push(Line::from(format!("  {}", lang.t("tui.legend"))).bold());
-    lines.extend(legend_lines(lang, "  ", 15));
+    lines.extend(legend_lines(
+        lang,
+        "  ",
+        15,
+        &[Mark::Fits, Mark::DoesNotFit, Mark::Chosen],
+    ));
     Paragraph::new(lines).render(area, buf);
 }
 
@@ -65,11 +70,13 @@ pub(super) fn draw_form(form: &Form, online: bool, lang: Lang, area: Rect, buf: 
     lines.push(Line::from(""));
     let mut notes = vec![
         lang.t(&format!("preset_blurb.{}", form.preset.id())),
-        lang.t(if online {
-            "tui.form.host_seats"
+        if online {
+            lang.t("tui.form.host_seats")
+        } else if form.people > 1 {
+            lang.fill("tui.form.hot_seat_seats", &[("n", &form.people)])
         } else {
-            "tui.form.bot_seats"
-        }),
+            lang.t("tui.form.bot_seats")
+        },
     ];
     if online {
         let preset = words::preset_name(lang, form.preset.id());

@@ -25,7 +25,7 @@ use crate::i18n::Lang;
 use help::draw_keys;
 use lobby::{draw_leaderboard, draw_lobby, draw_matching};
 use menu::{draw_form, draw_menu, draw_my_games};
-use play::draw_play;
+use play::{draw_handover, draw_play};
 use status::{fit_keys, help_text, status_text};
 use widgets::text_width;
 
@@ -126,6 +126,10 @@ impl Widget for &App {
                 )
             }
             Screen::Play => match self.play.as_ref() {
+                Some(play) if play.handover.is_some() => {
+                    draw_handover(play, body, buf);
+                    (titled(lang, "tui.hot_seat"), keys(&["tui.hint.take_over"]))
+                }
                 Some(play) => {
                     let single = draw_play(play, body, buf);
                     (status_text(play), help_text(play, single, area.width))
@@ -143,7 +147,11 @@ impl Widget for &App {
             Line::from(format!(" {title}")).style(Style::new().fg(Color::Black).bg(Color::Cyan)),
         )
         .render(top, buf);
-        if let Some(notice) = &self.notice {
+        // Between hot-seat turns no notice either: it answered the last
+        // person's keys.
+        let handing_over =
+            self.screen == Screen::Play && self.play.as_ref().is_some_and(|p| p.handover.is_some());
+        if let Some(notice) = self.notice.as_ref().filter(|_| !handing_over) {
             let style = if notice.error {
                 Style::new().fg(Color::LightRed)
             } else {

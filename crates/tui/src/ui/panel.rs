@@ -1,14 +1,14 @@
 //! Draws the panels around the boards: the log below them and the side panel
 //! (legend, fleets, ships to place, abilities, salvo and cursor notes).
 
-use broadside_engine::{ActionKind, Cell, Mode, Phase, Size};
+use broadside_engine::{AbilityView, ActionKind, Cell, Mode, Phase, Size};
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::{Color, Style, Stylize};
 use ratatui::text::Line;
 use ratatui::widgets::{Block, Borders, Paragraph, Widget, Wrap};
 
-use super::widgets::{legend_lines, ship_name, text_width, truncate};
+use super::widgets::{legend_lines, ship_name, text_width, truncate, wrap, Mark};
 use crate::app::{due, Play};
 use crate::words::action_name;
 
@@ -16,15 +16,35 @@ pub(super) fn draw_log(play: &Play, area: Rect, buf: &mut Buffer) {
     if area.height < 2 {
         return;
     }
+    let lang = play.lang;
+    let count = (area.height - 1) as usize;
+    // Scrolled back (PgUp) no further than the oldest page.
+    let scroll = play
+        .log_scroll
+        .get()
+        .min(play.log.len().saturating_sub(count));
+    play.log_scroll.set(scroll);
+    let title = if scroll > 0 {
+        let above = play.log.len().saturating_sub(count + scroll);
+        format!(
+            " {} · {} ",
+            lang.t("tab_log"),
+            lang.plural("tui.log_scrolled", scroll as u64, &[("above", &above)])
+        )
+    } else if play.log.len() > count {
+        format!(" {} · {} ", lang.t("tab_log"), lang.t("tui.log_older"))
+    } else {
+        format!(" {} ", lang.t("tab_log"))
+    };
     let block = Block::new()
         .borders(Borders::TOP)
-        .title(format!(" {} ", play.lang.t("tab_log")))
+        .title(title)
         .border_style(Style::new().fg(Color::DarkGray));
     let inner = block.inner(area);
     block.render(area, buf);
-    let count = inner.height as usize;
-    let start = play.log.len().saturating_sub(count);
-    let lines: Vec<Line> = play.log[start..]
+    let end = play.log.len() - scroll;
+    let start = end.saturating_sub(count);
+    let lines: Vec<Line> = play.log[start..end]
         .iter()
         .map(|l| Line::from(format!(" {l}")))
         .collect();
@@ -42,7 +62,16 @@ pub(super) fn draw_panel(play: &Play, area: Rect, buf: &mut Buffer) {
     block.render(area, buf);
     let lang = play.lang;
     let mut lines: Vec<Line> = vec![Line::from(lang.t("tui.legend")).bold()];
-    lines.extend(legend_lines(lang, "", 12));
+    // The terminal's own marks of the moment: the ship being placed, or
+    // the cells chosen for a salvo or a volley.
+    let extra: &[Mark] = if play.placing.is_some() {
+        &[Mark::Fits, Mark::DoesNotFit]
+    } else if view.phase == Phase::Battle {
+        &[Mark::Chosen]
+    } else {
+        &[]
+    };
+    lines.extend(legend_lines(lang, "", 12, extra));
     lines.push(Line::from(lang.t("tui.panel.fleets")).bold());
     for seat in &view.seats {
         let name = if Some(seat.seat) == play.me {
@@ -68,13 +97,15 @@ pub(super) fn draw_panel(play: &Play, area: Rect, buf: &mut Buffer) {
             ),
             None => truncate(&name, 15),
         };
-        lines.push(
-            Line::from(format!(
-                "{:<16}{:>3}/{:<3}",
-                name, seat.ships_afloat, seat.ships_total
-            ))
-            .style(style),
-        );
+        // A seat out of the game with ships still afloat (it resigned) says
+        // so in words: "10/10" beside "Your fleet is lost" would lie. A sunk
+        // fleet's "0/10" is true as it stands.
+        let count = if seat.alive || seat.ships_afloat == 0 {
+            format!("{:>3}/{:<3}", seat.ships_afloat, seat.ships_total)
+        } else {
+            format!(" {}", lang.t("tui.panel.out"))
+        };
+        lines.push(Line::from(format!("{name:<16}{count}")).style(style));
     }
     if let Some(placing) = &play.placing {
         lines.push(Line::from(lang.t("tui.panel.to_place")).bold());
@@ -89,29 +120,32 @@ pub(super) fn draw_panel(play: &Play, area: Rect, buf: &mut Buffer) {
         }
     } else if !view.abilities.is_empty() {
         lines.push(Line::from(lang.t("tui.panel.abilities")).bold());
+        let width = inner.width as usize;
         for (id, ability) in &view.abilities {
-            let uses = ability
-                .uses_left
-                .map(|n| format!(" ×{n}"))
-                .unwrap_or_default();
-            let state = if ability.ready {
-                lang.t("ability_ready")
-            } else {
-                lang.fill("tui.panel.from_round", &[("n", &ability.next_round)])
-            };
             let chosen = play.action.is_some_and(|k| k.id() == id);
-            // The name in a column of 16, shortened when the state needs the room.
-            let state = format!("{state}{uses}");
-            let room = (inner.width as usize).saturating_sub(1 + text_width(&state) + 1);
-            let name = truncate(&action_name(lang, id), room.min(15));
-            let pad = 16usize.min(room + 1).saturating_sub(text_width(&name));
-            let text = format!("{}{name}{:pad$}{state}", if chosen { ">" } else { " " }, "");
             let style = if ability.ready {
                 Style::new().fg(Color::Green)
             } else {
                 Style::new().fg(Color::DarkGray)
             };
-            lines.push(Line::from(text).style(style));
+            let marker = if chosen { ">" } else { " " };
+            let state = ability_state(play, ability);
+            let name = action_name(lang, id);
+            // The name, and its state at the right edge; a name too long for
+            // both (Italian "Colpo ad ampio raggio") is wrapped whole, with its
+            // state on a line of its own below, so that nothing is cut.
+            let used = 1 + text_width(&name) + 1 + text_width(&state);
+            if used <= width {
+                let pad = 1 + width - used;
+                lines.push(Line::from(format!("{marker}{name}{:pad$}{state}", "")).style(style));
+            } else {
+                for (i, part) in wrap(&name, width.saturating_sub(1)).into_iter().enumerate() {
+                    let marker = if i == 0 { marker } else { " " };
+                    lines.push(Line::from(format!("{marker}{part}")).style(style));
+                }
+                let pad = width.saturating_sub(text_width(&state)).max(3);
+                lines.push(Line::from(format!("{:pad$}{state}", "")).style(style));
+            }
         }
         if play.action == Some(ActionKind::Laser) || play.action == Some(ActionKind::Bombard) {
             let what = if play.action == Some(ActionKind::Laser) {
@@ -226,4 +260,31 @@ pub(super) fn own_blocks(play: &Play) -> Vec<(Cell, Size)> {
         })
         .map(|b| (b.origin, view.board_size))
         .collect()
+}
+
+/// The state of an ability in words: ready (with the uses left), used up,
+/// recharging until a round of the player's own, or out of reach
+/// because the ship that carries it is sunk.
+fn ability_state(play: &Play, ability: &AbilityView) -> String {
+    let lang = play.lang;
+    let uses = ability
+        .uses_left
+        .filter(|&n| n > 0)
+        .map(|n| format!(" ×{n}"))
+        .unwrap_or_default();
+    let round = play.view.as_ref().and_then(|v| v.round).unwrap_or(0);
+    let battle = play.view.as_ref().is_some_and(|v| v.phase == Phase::Battle);
+    let state = if ability.ready {
+        lang.t("ability_ready")
+    } else if ability.uses_left == Some(0) {
+        // A spent special's next round only follows the clock: no number.
+        return lang.t("tui.panel.spent");
+    } else if ability.next_round > round {
+        lang.fill("tui.panel.recharging", &[("n", &ability.next_round)])
+    } else if battle && ability.uses_left.is_none() {
+        return lang.t("tui.panel.ship_lost");
+    } else {
+        lang.t("tui.panel.not_now")
+    };
+    format!("{state}{uses}")
 }

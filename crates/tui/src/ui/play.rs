@@ -5,13 +5,15 @@
 use broadside_engine::{Cell, Mode};
 use ratatui::buffer::Buffer;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Stylize;
 use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 
 use super::board::{board_dims, board_extent, draw_board, BoardSpec};
 use super::panel::{draw_log, draw_panel, own_blocks};
 use super::shop::draw_shop;
-use super::widgets::cell_style;
+use super::widgets::{cell_style, Mark};
 use crate::app::Play;
 
 /// Width of the side panel (legend, fleets, abilities).
@@ -46,18 +48,24 @@ pub(super) fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
             .into_iter()
             .map(|c| (c, '*', Style::new().fg(Color::Black).bg(Color::Gray)))
             .collect();
-        let ok = matches!(placing.check, Some(Ok(())));
-        let style = if ok {
-            Style::new().fg(Color::Black).bg(Color::Green)
-        } else {
-            Style::new().fg(Color::Black).bg(Color::Red)
-        };
-        // The moving ship is the cursor of placement: its own cells, lit green
-        // or red. Its anchor is no cell of its own (a rotated seaplane's corner
-        // is water), and once the fleet is complete nothing moves, so nothing
+        // The moving ship is the cursor of placement: its own cells, "@" on
+        // green where it fits, "x" on red where it does not (the shape tells
+        // without colour), "@" on yellow while the server has not answered.
+        // Its anchor is no cell of its own (a rotated seaplane's corner is
+        // water), and once the fleet is complete nothing moves, so nothing
         // else is marked.
-        let style = style.add_modifier(Modifier::BOLD);
-        overlays.extend(play.moving_cells().into_iter().map(|c| (c, '*', style)));
+        let (glyph, style) = match placing.check {
+            Some(Ok(())) => (Mark::Fits.glyph(), Mark::Fits.style()),
+            Some(Err(_)) => (Mark::DoesNotFit.glyph(), Mark::DoesNotFit.style()),
+            None => (
+                Mark::Fits.glyph(),
+                Style::new()
+                    .fg(Color::Black)
+                    .bg(Color::Yellow)
+                    .add_modifier(Modifier::BOLD),
+            ),
+        };
+        overlays.extend(play.moving_cells().into_iter().map(|c| (c, glyph, style)));
         specs.push(BoardSpec {
             title: lang.t("your_waters"),
             board,
@@ -86,7 +94,7 @@ pub(super) fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
             play.picks
                 .iter()
                 .filter(|t| t.board == target)
-                .map(|t| (t.at, 'o', Style::new().fg(Color::Black).bg(Color::Yellow))),
+                .map(|t| (t.at, Mark::Chosen.glyph(), Mark::Chosen.style())),
         );
         if let Some(kind) = play.action {
             let size = board_dims(&view.boards[target]);
@@ -203,4 +211,36 @@ pub(super) fn draw_play(play: &Play, area: Rect, buf: &mut Buffer) -> bool {
         draw_panel(play, panel_area, buf);
     }
     several && shown.len() == 1
+}
+
+/// Hot-seat, between turns: every board hidden, and whose turn it is now.
+pub(super) fn draw_handover(play: &Play, area: Rect, buf: &mut Buffer) {
+    let lang = play.lang;
+    let Some(seat) = play.handover else {
+        return;
+    };
+    let name = play
+        .names
+        .get(seat)
+        .cloned()
+        .unwrap_or_else(|| lang.fill("seat_n", &[("n", &(seat + 1))]));
+    let lines = vec![
+        Line::from(""),
+        Line::from(""),
+        Line::from(format!(
+            "  {}",
+            lang.fill("tui.pass_to", &[("name", &name)])
+        ))
+        .bold(),
+        Line::from(""),
+        Line::from(format!("  {}", lang.t("tui.pass_hidden"))),
+        Line::from(""),
+        Line::from(format!(
+            "  {}",
+            lang.fill("tui.pass_enter", &[("name", &name)])
+        )),
+    ];
+    Paragraph::new(lines)
+        .wrap(ratatui::widgets::Wrap { trim: false })
+        .render(area, buf);
 }

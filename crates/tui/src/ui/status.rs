@@ -44,6 +44,16 @@ pub(super) fn status_text(play: &Play) -> String {
             _ => lang.t("tui.status.placed"),
         },
         Phase::Shop | Phase::Placement => lang.t("tui.status.waiting_others"),
+        // Out of the game (resigned, or the fleet sunk) while the others
+        // play on: nothing here is this terminal's to do.
+        Phase::Battle if play.out() => {
+            let others = if view.salvo_round {
+                lang.t("tui.status.salvo_others")
+            } else {
+                lang.fill("tui.status.turn_of", &[("names", &names(&view.to_move))])
+            };
+            lang.fill("tui.status.out", &[("what", &others)])
+        }
         Phase::Battle if view.salvo_round => lang.t(if my_move {
             "tui.status.salvo_aim"
         } else {
@@ -64,9 +74,16 @@ pub(super) fn status_text(play: &Play) -> String {
             None => lang.t("tui.status.over"),
         },
     };
+    // The view's round is the viewer's own: in a duel the player who
+    // has just fired is a round ahead of the one now to move, so two
+    // terminals would show two numbers at the same moment. The number is
+    // shown only where it is everyone's: in a salvo round (each alive player
+    // takes part in every one, R-6.2) and on the mover's own terminal in a
+    // duel, where it is the round being played.
+    let shared = view.phase == Phase::Battle && !play.out() && (view.salvo_round || my_move);
     let round = view
         .round
-        .filter(|&r| r > 0)
+        .filter(|&r| r > 0 && shared)
         .map(|r| format!(" · {}", lang.fill("tui.status.round", &[("n", &r)])))
         .unwrap_or_default();
     let clock = match &play.source {
@@ -124,6 +141,14 @@ pub(super) fn help_text(play: &Play, single: bool, width: u16) -> String {
             "tui.hint.random_cells",
             "tui.hint.cancel",
         ]);
+    } else if view.phase == Phase::Battle && play.out() {
+        keys.extend(["tui.hint.look", "tui.hint.board"]);
+        if single {
+            keys.push("tui.hint.view");
+        }
+        if matches!(play.source, Source::Local(_)) {
+            keys.push("tui.hint.save");
+        }
     } else if view.phase == Phase::Battle {
         keys.extend(["tui.hint.fire", "tui.hint.aim", "tui.hint.label"]);
         if view.salvo_round || play.rules.as_ref().is_some_and(|r| r.per_volley()) {

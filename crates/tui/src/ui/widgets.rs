@@ -29,17 +29,68 @@ pub fn cell_style(ch: char) -> Style {
     }
 }
 
+/// The marks the terminal draws over the board (not R-12's, which describe
+/// the view): the ship being placed where it fits and where it does not, and
+/// a cell chosen for a salvo or a volley. Shapes differ as well as colours,
+/// so that the difference shows without colour (NO_COLOR, colour blindness).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Mark {
+    Fits,
+    DoesNotFit,
+    Chosen,
+}
+
+impl Mark {
+    pub(super) fn glyph(self) -> char {
+        match self {
+            Mark::Fits => '@',
+            Mark::DoesNotFit => 'x',
+            Mark::Chosen => 'o',
+        }
+    }
+
+    pub(super) fn style(self) -> Style {
+        let style = Style::new().fg(Color::Black);
+        match self {
+            Mark::Fits => style.bg(Color::Green).add_modifier(Modifier::BOLD),
+            Mark::DoesNotFit => style.bg(Color::Red).add_modifier(Modifier::BOLD),
+            Mark::Chosen => style.bg(Color::Yellow),
+        }
+    }
+
+    fn key(self) -> &'static str {
+        match self {
+            Mark::Fits => "tui.mark.fits",
+            Mark::DoesNotFit => "tui.mark.does_not_fit",
+            Mark::Chosen => "tui.mark.chosen",
+        }
+    }
+}
+
 /// The legend, two marks a row when every meaning fits `width` columns,
-/// else one a row.
-pub(super) fn legend_lines(lang: Lang, indent: &str, width: usize) -> Vec<Line<'static>> {
-    let marks: Vec<(char, String)> = LEGEND.iter().map(|&(ch, key)| (ch, lang.t(key))).collect();
-    let narrow = marks.iter().all(|(_, m)| text_width(m) + 2 <= width);
+/// else one a row: R-12's marks, then the terminal's `extra` ones.
+pub(super) fn legend_lines(
+    lang: Lang,
+    indent: &str,
+    width: usize,
+    extra: &[Mark],
+) -> Vec<Line<'static>> {
+    let marks: Vec<(char, Style, String)> = LEGEND
+        .iter()
+        .map(|&(ch, key)| (ch, cell_style(ch), lang.t(key)))
+        .chain(
+            extra
+                .iter()
+                .map(|mark| (mark.glyph(), mark.style(), lang.t(mark.key()))),
+        )
+        .collect();
+    let narrow = marks.iter().all(|(_, _, m)| text_width(m) + 2 <= width);
     marks
         .chunks(if narrow { 2 } else { 1 })
         .map(|pair| {
             let mut spans = vec![Span::raw(indent.to_string())];
-            for (ch, meaning) in pair {
-                spans.push(Span::styled(ch.to_string(), cell_style(*ch)));
+            for (ch, style, meaning) in pair {
+                spans.push(Span::styled(ch.to_string(), *style));
                 let pad = width.saturating_sub(2 + text_width(meaning));
                 spans.push(Span::raw(format!(" {meaning}{:pad$} ", "")));
             }
