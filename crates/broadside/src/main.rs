@@ -7,6 +7,7 @@ use std::io::{self, BufReader};
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+mod admin;
 mod export;
 mod play;
 mod serve;
@@ -38,6 +39,8 @@ enum Commands {
     /// referee` it replays the game to the same state. Any stored game is exported, finished or not: an unfinished one
     /// replays to where it stands now.
     Export(export::ExportArgs),
+    /// For the people who run the server: reports, the log, ban and mute.
+    Admin(admin::AdminArgs),
 }
 
 fn main() -> Result<()> {
@@ -52,6 +55,7 @@ fn main() -> Result<()> {
         Some(Commands::Serve(args)) => serve::run(*args),
         Some(Commands::Export(args)) => export::run(args),
         Some(Commands::Play(args)) => play::run(args),
+        Some(Commands::Admin(args)) => admin::run(args),
         None => serve::run(serve::ServeArgs::default()),
     }
 }

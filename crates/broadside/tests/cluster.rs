@@ -8,6 +8,8 @@
 mod client;
 #[path = "../../server/tests/common/passkey.rs"]
 mod passkey;
+#[path = "../../server/tests/common/sign_up.rs"]
+mod sign_up;
 #[path = "support/cluster.rs"]
 mod support;
 
@@ -617,4 +619,40 @@ async fn signing_out_everywhere_closes_sessions_on_every_node() {
     assert_eq!(code, 4005);
     let took = started.elapsed();
     assert!(took < Duration::from_secs(2), "{took:?}");
+}
+
+/// `broadside admin ban` on the shared database closes the banned person's
+/// connection on another node within two seconds (each node follows the
+/// operators' log), and `admin log` shows why.
+#[tokio::test]
+async fn a_ban_by_the_admin_command_closes_a_connection_on_any_node() {
+    let _serial = SERIAL.lock().await;
+    let db = FreshDb::new("ban");
+    let _n1 = Node::start("n1", &db);
+    let n2 = Node::start("n2", &db);
+    let mut mallory = n2.person("Mallory").await;
+    mallory.sign_up("Mallory").await;
+    let started = Instant::now();
+    let admin = |args: &[&str]| {
+        let out = Command::new(binary())
+            .arg("admin")
+            .args(["--db", &db.url])
+            .args(args)
+            .output()
+            .expect("broadside admin runs");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    let done = admin(&["ban", "mallory", "--days", "3", "--reason", "cheating"]);
+    assert_eq!(done.trim(), "Mallory is banned for 3 days");
+    let (code, _) = mallory.expect_close().await.expect("a close frame");
+    assert_eq!(code, 4006);
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(2), "{took:?}");
+    let log = admin(&["log"]);
+    assert!(log.contains("ban") && log.contains("cheating"), "{log}");
 }

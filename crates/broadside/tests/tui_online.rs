@@ -5,6 +5,10 @@
 //! the leaderboard, and ratings beside the names.
 
 mod tui_support;
+// (Only account creation is used here.)
+#[allow(dead_code)]
+#[path = "../../server/tests/common/passkey.rs"]
+mod passkey;
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
@@ -64,6 +68,8 @@ fn serve_with(dir: &std::path::Path, addr: &str, flags: &[&str]) -> (Server, Str
         .chars()
         .take_while(|c| !c.is_whitespace())
         .collect();
+    // Printed as localhost (where passkeys work); it listens on loopback.
+    let address = address.replace("localhost", "127.0.0.1");
     (server, address.trim_end_matches('/').to_string())
 }
 
@@ -439,11 +445,12 @@ fn tui_two_clients_quick_match_each_other_and_play() {
     );
     assert!(waiting.contains("a bot is offered in 20 s"), "{waiting}");
     bea.keys(&["m"]);
-    // Paired: a rated game starts at once, with no lobby, for both.
+    // Paired: a game starts at once, with no lobby, for both; two guests
+    // play casual (rated play needs accounts, as below).
     for (player, other) in [(&ana, "Bea"), (&bea, "Ana")] {
         let screen = player.wait_for("Placement: ship 1 of 10", WAIT);
         assert!(
-            screen.contains(&format!("Paired with {other}: a rated game.")),
+            screen.contains(&format!("Playing {other}: this game is not rated.")),
             "{screen}"
         );
     }
@@ -507,6 +514,9 @@ fn tui_leaderboard_shows_a_rated_result_and_ratings_beside_names() {
     let (_server, address) = serve(&dir);
     let mut ana = Ws::connect(&address, "Ana");
     let mut bea = Ws::connect_from(&address, "Bea", "127.0.0.2");
+    // Only accounts play rated.
+    ana.sign_up("Ana");
+    bea.sign_up("Bea");
     ana.send(json!({"type": "quick_match", "preset": "classic"}));
     ana.expect("matching");
     bea.send(json!({"type": "quick_match", "preset": "classic"}));
@@ -618,6 +628,16 @@ struct Ws {
 }
 
 impl Ws {
+    /// Makes this guest an account with a new passkey (the tests' software
+    /// authenticator).
+    fn sign_up(&mut self, username: &str) {
+        self.send(json!({"type": "create_account", "username": username}));
+        let options = self.expect("passkey_create");
+        let (_, credential) = passkey::Passkey::create(&options["options"]);
+        self.send(json!({"type": "passkey_created", "credential": credential}));
+        self.expect("account");
+    }
+
     /// Connects to the server at `address` (`http://host:port`) and says hello.
     fn connect(address: &str, nickname: &str) -> Ws {
         let host = address.trim_start_matches("http://");

@@ -49,6 +49,7 @@ async fn main() {
             player_id,
             nickname: None,
             level: None,
+            account: false,
         };
         let mut room = RoomRecord {
             code: format!("R{n:07}"),

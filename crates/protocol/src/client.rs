@@ -244,6 +244,24 @@ pub enum ClientFrame {
     /// Approves the code another device requested: that device is signed in
     /// to this account; answered with `link_approved`.
     LinkApprove { code: String },
+    /// Blocks the person in a seat of this room: never paired with them in
+    /// quick match, their chat hidden, neither joins the other's rooms.
+    /// Answered with `blocks`.
+    Block { seat: usize },
+    /// Lifts a block (`player` from the `blocks` frame); answered with `blocks`.
+    Unblock { player: i64 },
+    /// The people this person blocks; answered with `blocks`.
+    Blocks,
+    /// Reports the person in a seat of this room to the server's operators;
+    /// answered with `reported`.
+    Report {
+        seat: usize,
+        /// `cheating`, `abuse`, `spam` or `other`.
+        reason: String,
+        /// Up to 500 characters (a chat line, what happened).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
 }
 
 /// A client frame with its optional request id, as it goes on the wire: the
@@ -301,6 +319,10 @@ impl ClientFrame {
             ClientFrame::LinkRedeem { .. } => "link_redeem",
             ClientFrame::LinkRequest => "link_request",
             ClientFrame::LinkApprove { .. } => "link_approve",
+            ClientFrame::Block { .. } => "block",
+            ClientFrame::Unblock { .. } => "unblock",
+            ClientFrame::Blocks => "blocks",
+            ClientFrame::Report { .. } => "report",
         }
     }
 
@@ -483,6 +505,24 @@ struct Code {
 }
 
 #[derive(Deserialize)]
+struct OfSeat {
+    seat: usize,
+}
+
+#[derive(Deserialize)]
+struct OfPlayer {
+    player: i64,
+}
+
+#[derive(Deserialize)]
+struct Reporting {
+    seat: usize,
+    reason: String,
+    #[serde(default)]
+    note: Option<String>,
+}
+
+#[derive(Deserialize)]
 struct Credential {
     credential: Map<String, Value>,
 }
@@ -584,6 +624,17 @@ fn read_frame(kind: &str, object: Map<String, Value>) -> Result<ClientFrame, Ref
         "link_approve" => ClientFrame::LinkApprove {
             code: fields::<Code>(&object)?.code,
         },
+        "block" => ClientFrame::Block {
+            seat: fields::<OfSeat>(&object)?.seat,
+        },
+        "unblock" => ClientFrame::Unblock {
+            player: fields::<OfPlayer>(&object)?.player,
+        },
+        "blocks" => ClientFrame::Blocks,
+        "report" => {
+            let Reporting { seat, reason, note } = fields(&object)?;
+            ClientFrame::Report { seat, reason, note }
+        }
         other => {
             return Err(Refusal::new(
                 codes::UNKNOWN_TYPE,

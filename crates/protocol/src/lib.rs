@@ -27,9 +27,9 @@ pub use client::{
 pub use refusal::{codes, Refusal};
 pub use replay::{ApiError, Replay, ReplayStep};
 pub use server::{
-    AbortReason, Aborted, AccountInfo, ErrorFrame, LeaderboardLine, MyGame, OpenRoom, PasskeyInfo,
-    PastGame, RematchOffer, RematchReason, RoomInfo, RoomPhase, RoomSeat, RoomSetup, SeatKind,
-    SeatSummary, ServerFrame, StateFrame, You,
+    AbortReason, Aborted, AccountInfo, BlockedPlayer, ErrorFrame, LeaderboardLine, MyGame,
+    OpenRoom, PasskeyInfo, PastGame, RematchOffer, RematchReason, RoomInfo, RoomPhase, RoomSeat,
+    RoomSetup, SeatKind, SeatSummary, ServerFrame, StateFrame, You,
 };
 
 use schemars::JsonSchema;
@@ -77,6 +77,8 @@ pub mod close {
     /// The session was ended elsewhere (signed out everywhere, or the
     /// account banned): forget the token.
     pub const SIGNED_OUT: u16 = 4005;
+    /// The person was banned by the server's operators.
+    pub const BANNED: u16 = 4006;
 }
 
 /// The level of a bot seat on the wire. The bots themselves live in

@@ -114,6 +114,14 @@ pub mod codes {
     pub const LINK_CODE_INVALID: &str = "link_code_invalid";
     /// Rated play needs an account.
     pub const ACCOUNT_NEEDED: &str = "account_needed";
+    /// The person is banned from this server (the message says until when).
+    pub const BANNED: &str = "banned";
+    /// The person may not chat for now.
+    pub const MUTED: &str = "muted";
+    /// `join_room` into a room whose host blocks this person.
+    pub const NOT_ALLOWED: &str = "not_allowed";
+    /// `block` or `report` of a seat with no person in it.
+    pub const NO_SUCH_PLAYER: &str = "no_such_player";
 
     /// Every code above, in the order of docs/protocol.md's table.
     pub const ALL: &[&str] = &[
@@ -149,5 +157,9 @@ pub mod codes {
         SIGN_IN_FAILED,
         LINK_CODE_INVALID,
         ACCOUNT_NEEDED,
+        BANNED,
+        MUTED,
+        NOT_ALLOWED,
+        NO_SUCH_PLAYER,
     ];
 }

@@ -135,6 +135,11 @@ pub enum ServerFrame {
     LinkCode { code: String, expires_in_ms: u64 },
     /// The answer to `link_approve`: the other device is signed in.
     LinkApproved,
+    /// The people this person blocks, most recent first (the answer to
+    /// `block`, `unblock` and `blocks`).
+    Blocks { players: Vec<BlockedPlayer> },
+    /// The answer to `report`: the operators will read it.
+    Reported,
 }
 
 impl ServerFrame {
@@ -177,6 +182,8 @@ impl ServerFrame {
             ServerFrame::SignedOut => "signed_out",
             ServerFrame::LinkCode { .. } => "link_code",
             ServerFrame::LinkApproved => "link_approved",
+            ServerFrame::Blocks { .. } => "blocks",
+            ServerFrame::Reported => "reported",
         }
     }
 
@@ -554,4 +561,13 @@ pub struct PasskeyInfo {
     pub created: i64,
     /// Unix milliseconds; `null` if never used to sign in.
     pub last_used: Option<i64>,
+}
+
+/// One person of the `blocks` frame.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BlockedPlayer {
+    /// What `unblock` names.
+    pub player: i64,
+    /// The account's username, or the nickname of a guest.
+    pub name: String,
 }

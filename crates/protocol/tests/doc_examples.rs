@@ -148,6 +148,10 @@ const CLIENT_TYPES: &[&str] = &[
     "link_redeem",
     "link_request",
     "link_approve",
+    "block",
+    "unblock",
+    "blocks",
+    "report",
 ];
 
 /// Reads one shown frame in its direction; the direction read, or why not.

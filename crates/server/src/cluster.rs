@@ -509,10 +509,9 @@ async fn publish(client: async_nats::Client, mut queue: mpsc::Receiver<Outgoing>
                 headers.insert("join", code.as_str());
                 Bytes::new()
             }
-            Body::Control(Control::SignOut) => {
-                headers.insert("sign_out", "1");
-                Bytes::new()
-            }
+            // Sign-outs and sanctions reach every node by themselves (the
+            // bus's sign-out subject; each node follows the sanctions).
+            Body::Control(Control::SignOut | Control::Banned | Control::Muted(_)) => continue,
         };
         if let Err(error) = client
             .publish_with_headers(format!("bs.node.{}", out.node), headers, payload)
@@ -541,8 +540,6 @@ fn deliver(conns: &Conns, message: &async_nats::Message) {
         outbox.control(Control::Rejoin(code.to_string()));
     } else if let Some(code) = headers.get("join") {
         outbox.control(Control::Join(code.to_string()));
-    } else if headers.get("sign_out").is_some() {
-        outbox.control(Control::SignOut);
     } else {
         {
             if let Ok(frame) = String::from_utf8(message.payload.to_vec()) {

@@ -5,6 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Mutex;
 
+use crate::db::Sanction;
 use crate::outbox::{ConnId, Control, Outbox};
 
 /// Which sessions of a person ended (their connections are closed).
@@ -84,6 +85,25 @@ impl Conns {
                 registered.outbox.control(Control::SignOut);
                 told += 1;
             }
+        }
+        told
+    }
+
+    /// Tells every connection of the person a sanction names what it now
+    /// means for them: banned (closed) or muted until when.
+    pub fn sanction(&self, sanction: &Sanction, now_ms: i64) -> usize {
+        let mut told = 0;
+        for registered in self.lock().values() {
+            if registered.session.as_ref().map(|s| s.0) != Some(sanction.player) {
+                continue;
+            }
+            let control = if sanction.banned_until_ms.is_some_and(|until| until > now_ms) {
+                Control::Banned
+            } else {
+                Control::Muted(sanction.muted_until_ms.filter(|&until| until > now_ms))
+            };
+            registered.outbox.control(control);
+            told += 1;
         }
         told
     }

@@ -41,10 +41,12 @@ pub use records::{
     ChatRecord, CommandRecord, GameRecord, GameResults, Lease, MyGame, OpenRoom, Owner, PastGame,
     Ranked, RoomRecord, SeatKind, SeatRecord, SeatResult, StoredGame, Waiting,
 };
-pub use store::{AccountRow, LinkKind, NewAccount, NodeClaim, PasskeyRow};
+pub use store::{
+    AccountRow, LinkKind, LogLine, NewAccount, NodeClaim, PasskeyRow, ReportRow, Sanction,
+};
 use store::{
-    AccountStore, LeaseStore, LogStore, NodeStore, PlayerStore, PublicStore, QueueStore,
-    ReplayStore, RoomStore, Store,
+    AccountStore, LeaseStore, LogStore, ModerationStore, NodeStore, PlayerStore, PublicStore,
+    QueueStore, ReplayStore, RoomStore, Store,
 };
 
 use crate::ratings::Rating;
@@ -144,6 +146,11 @@ impl Db {
         both!(self, store => store.create_player(hash, nickname, now_ms).await)
     }
 
+    /// A player's nickname, if there is such a player.
+    pub async fn nickname(&self, player_id: i64) -> Result<Option<String>, DbError> {
+        both!(self, store => store.nickname(player_id).await)
+    }
+
     pub async fn set_nickname(&self, player_id: i64, nickname: String) -> Result<(), DbError> {
         both!(self, store => store.set_nickname(player_id, nickname).await)
     }
@@ -235,6 +242,59 @@ impl Db {
         now_ms: i64,
     ) -> Result<Option<i64>, DbError> {
         both!(self, store => store.take_link_code(hash, kind, now_ms).await)
+    }
+
+    pub async fn add_block(&self, player: i64, blocked: i64, now_ms: i64) -> Result<(), DbError> {
+        both!(self, store => store.add_block(player, blocked, now_ms).await)
+    }
+
+    pub async fn remove_block(&self, player: i64, blocked: i64) -> Result<(), DbError> {
+        both!(self, store => store.remove_block(player, blocked).await)
+    }
+
+    pub async fn blocks_of(&self, player: i64) -> Result<Vec<(i64, String)>, DbError> {
+        both!(self, store => store.blocks_of(player).await)
+    }
+
+    pub async fn blocked_either_way(
+        &self,
+        player: i64,
+        others: Vec<i64>,
+    ) -> Result<Vec<i64>, DbError> {
+        if others.is_empty() {
+            return Ok(Vec::new());
+        }
+        both!(self, store => store.blocked_either_way(player, others).await)
+    }
+
+    pub async fn add_report(&self, report: ReportRow) -> Result<(), DbError> {
+        both!(self, store => store.add_report(report).await)
+    }
+
+    pub async fn reports(&self, limit: usize) -> Result<Vec<(ReportRow, String, String)>, DbError> {
+        both!(self, store => store.reports(limit).await)
+    }
+
+    pub async fn set_sanction(
+        &self,
+        sanction: Sanction,
+        action: String,
+        reason: String,
+        now_ms: i64,
+    ) -> Result<(), DbError> {
+        both!(self, store => store.set_sanction(sanction, action, reason, now_ms).await)
+    }
+
+    pub async fn sanction(&self, player: i64) -> Result<Option<Sanction>, DbError> {
+        both!(self, store => store.sanction(player).await)
+    }
+
+    pub async fn sanctions_since(&self, after: i64) -> Result<Vec<(Sanction, i64)>, DbError> {
+        both!(self, store => store.sanctions_since(after).await)
+    }
+
+    pub async fn moderation_log(&self, limit: usize) -> Result<Vec<LogLine>, DbError> {
+        both!(self, store => store.moderation_log(limit).await)
     }
 
     /// Stores a new room owned by `node` and returns the node's lease on it;

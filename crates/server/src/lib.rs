@@ -24,6 +24,7 @@
 // crates/broadside/tests/shape.rs; docs/ARCHITECTURE.md, "crates/server".
 mod accounts;
 mod address;
+pub mod admin;
 mod assets;
 mod config;
 mod cpu;
@@ -41,6 +42,7 @@ mod connection;
 mod conns;
 mod context;
 mod lobby;
+mod moderation;
 mod outbox;
 mod registry;
 mod replay;

@@ -81,6 +81,10 @@ pub enum Control {
     Join(String),
     /// The connection's session was ended elsewhere: close (4005).
     SignOut,
+    /// The person was banned: close (4006).
+    Banned,
+    /// The person's mute changed: muted until then (unix ms), or not.
+    Muted(Option<i64>),
 }
 
 /// The connection's end of its outbox.
@@ -186,8 +190,8 @@ impl Inbox {
         Some(frame)
     }
 
-    /// The next frame if one is queued (tests read a room's frames so).
-    #[cfg(test)]
+    /// The next frame if one is queued (a closing connection sends what is
+    /// queued first; tests read a room's frames so).
     pub fn try_recv(&mut self) -> Option<String> {
         let frame = self.frames.try_recv().ok()?;
         self.queued.fetch_sub(frame.len(), Ordering::AcqRel);

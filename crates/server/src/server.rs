@@ -114,6 +114,12 @@ pub async fn run(
             .await
             .map_err(|e| ServerError::Bus(e.to_string()))?;
     }
+    // Bans and mutes reach this node's connections (moderation.rs).
+    tokio::spawn(crate::moderation::follow(
+        shared.context.clone(),
+        Arc::downgrade(&shared.conns),
+        shared.lifecycle.clone(),
+    ));
     let db = &shared.context.db;
     // Whoever waited for a quick match on this node before it (re)started is
     // gone with their connection.

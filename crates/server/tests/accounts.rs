@@ -8,21 +8,8 @@ use crate::common;
 
 use std::time::{Duration, Instant};
 
-use broadside_server::Config;
 use common::*;
 use serde_json::{json, Value};
-
-async fn server(db: &std::path::Path) -> TestServer {
-    TestServer::start_with(
-        db,
-        Config {
-            bot_delay: Duration::ZERO,
-            match_wait: Duration::from_secs(60),
-            ..Config::default()
-        },
-    )
-    .await
-}
 
 async fn history(client: &mut Client) -> Vec<Value> {
     client.send(json!({"type": "history"})).await;
@@ -47,7 +34,7 @@ async fn device_signed_in(server: &TestServer, username: &str, passkey: &mut Pas
 #[tokio::test]
 async fn a_guest_becomes_an_account_and_keeps_games_history_and_name() {
     let (_dir, db) = temp_db();
-    let server = server(&db).await;
+    let server = TestServer::start_without_bot_offer(&db).await;
     let mut ana = server.person("Ana").await;
     let guest_token = ana.token.clone().expect("a token");
     let code = ana
@@ -85,7 +72,7 @@ async fn a_guest_becomes_an_account_and_keeps_games_history_and_name() {
 #[tokio::test]
 async fn another_device_signs_in_with_the_passkey_and_sees_the_same_history() {
     let (_dir, db) = temp_db();
-    let server = server(&db).await;
+    let server = TestServer::start_without_bot_offer(&db).await;
     let mut ana = server.person("Ana").await;
     ana.create(json!({"preset": "classic", "seats": 2, "bots": [{"seat": 1, "level": "easy"}]}))
         .await;
@@ -104,7 +91,7 @@ async fn another_device_signs_in_with_the_passkey_and_sees_the_same_history() {
 #[tokio::test]
 async fn usernames_are_unique_whatever_their_case_or_look() {
     let (_dir, db) = temp_db();
-    let server = server(&db).await;
+    let server = TestServer::start_without_bot_offer(&db).await;
     let mut ana = server.person("Ana").await;
     ana.sign_up("Anabela").await;
     let mut other = server.person("Other").await;
@@ -128,7 +115,7 @@ async fn usernames_are_unique_whatever_their_case_or_look() {
 #[tokio::test]
 async fn a_wrong_passkey_or_a_replayed_assertion_does_not_sign_in() {
     let (_dir, db) = temp_db();
-    let server = server(&db).await;
+    let server = TestServer::start_without_bot_offer(&db).await;
     let mut ana = server.person("Ana").await;
     let (mut passkey, _) = ana.sign_up("Ana").await;
     let mut mallory = server.person("Mallory").await;
@@ -168,7 +155,7 @@ async fn a_wrong_passkey_or_a_replayed_assertion_does_not_sign_in() {
 #[tokio::test]
 async fn a_recovery_code_signs_in_once() {
     let (_dir, db) = temp_db();
-    let server = server(&db).await;
+    let server = TestServer::start_without_bot_offer(&db).await;
     let mut ana = server.person("Ana").await;
     let (_, account) = ana.sign_up("Ana").await;
     let code = account["recovery_codes"][3]
@@ -194,7 +181,7 @@ async fn a_recovery_code_signs_in_once() {
 #[tokio::test]
 async fn a_link_code_signs_another_device_in_both_ways() {
     let (_dir, db) = temp_db();
-    let server = server(&db).await;
+    let server = TestServer::start_without_bot_offer(&db).await;
     let mut ana = server.person("Ana").await;
     ana.sign_up("Ana").await;
 
@@ -243,7 +230,7 @@ async fn a_link_code_signs_another_device_in_both_ways() {
 #[tokio::test]
 async fn sign_out_everywhere_closes_the_other_sessions_within_two_seconds() {
     let (_dir, db) = temp_db();
-    let server = server(&db).await;
+    let server = TestServer::start_without_bot_offer(&db).await;
     let mut ana = server.person("Ana").await;
     let (mut passkey, _) = ana.sign_up("Ana").await;
     let mut phone = device_signed_in(&server, "Ana", &mut passkey).await;
@@ -280,7 +267,7 @@ async fn sign_out_everywhere_closes_the_other_sessions_within_two_seconds() {
 #[tokio::test]
 async fn only_accounts_play_rated() {
     let (_dir, db) = temp_db();
-    let server = server(&db).await;
+    let server = TestServer::start_without_bot_offer(&db).await;
     let mut guest = server.person("Guest").await;
     guest
         .send(json!({"type": "create_room", "preset": "classic", "rated": true}))

@@ -10,6 +10,7 @@ mod fair_limits;
 mod fairplay;
 mod game;
 mod hardening;
+mod moderation;
 mod protocol;
 mod public;
 mod replay;

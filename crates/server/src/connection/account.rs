@@ -11,7 +11,9 @@ use super::{internal, Connection, LinkWait};
 use crate::accounts::{self, Ceremony, LINK_CODE_LIFE_MS};
 use crate::conns::Sessions;
 use crate::db::{LinkKind, NewAccount};
-use crate::protocol::{codes, AccountInfo, ClientFrame, PasskeyInfo, Refusal, ServerFrame};
+use crate::protocol::{
+    codes, AccountInfo, BlockedPlayer, ClientFrame, PasskeyInfo, Refusal, ServerFrame,
+};
 use crate::room::Person;
 use crate::secret;
 
@@ -251,9 +253,15 @@ impl Connection {
         self.signed_in(account.player_id).await
     }
 
-    /// A new session for `player_id`, sent to this device.
+    /// A new session for `player_id`, sent to this device (not to a banned
+    /// person's).
     async fn signed_in(&mut self, player_id: i64) -> Result<(), Refusal> {
         let db = &self.shared.context.db;
+        let sanction = db.sanction(player_id).await.map_err(internal)?;
+        let now = self.shared.context.now_ms();
+        if let Some(until) = crate::moderation::banned_until(sanction.as_ref(), now) {
+            return Err(crate::moderation::banned(until));
+        }
         let account = db
             .account(player_id)
             .await
@@ -274,6 +282,23 @@ impl Connection {
             }
             .to_text(),
         );
+        Ok(())
+    }
+
+    /// The `blocks` frame: whom this person blocks.
+    pub(super) async fn send_blocks(&mut self, person: &Person) -> Result<(), Refusal> {
+        let blocks = self
+            .shared
+            .context
+            .db
+            .blocks_of(person.player_id)
+            .await
+            .map_err(internal)?;
+        let players = blocks
+            .into_iter()
+            .map(|(player, name)| BlockedPlayer { player, name })
+            .collect();
+        self.send(ServerFrame::Blocks { players }.to_text());
         Ok(())
     }
 

@@ -27,6 +27,7 @@ use tokio::time::{Instant, Sleep};
 use crate::config::Config;
 use crate::limits::Bucket;
 use crate::lobby::QueueNews;
+use crate::moderation;
 use crate::outbox::{ConnId, Control, Outbox};
 use crate::protocol::{self, close, codes, ClientFrame, Refusal, Role, ServerFrame};
 use crate::registry::Link;
@@ -65,6 +66,10 @@ struct Connection {
     ceremony: Option<crate::accounts::Ceremony>,
     /// A link code this connection asked for, waiting for approval.
     link_wait: Option<LinkWait>,
+    /// Muted until then (unix ms): chat lines are refused.
+    muted_until: Option<i64>,
+    /// Close after this frame's answers are sent (a banned person's hello).
+    close_after: Closing,
 }
 
 /// A link code shown by this connection (the terminal's sign-in), until a
@@ -155,6 +160,8 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
         username: None,
         ceremony: None,
         link_wait: None,
+        muted_until: None,
+        close_after: None,
         shared,
     };
     let hello_by = Instant::now() + config.hello_timeout;
@@ -183,6 +190,9 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
                         }
                         if !connection.flooding {
                             Box::pin(connection.frame(text.as_str())).await;
+                        }
+                        if let Some(closing) = connection.close_after.take() {
+                            break Some(closing);
                         }
                     }
                     Some(Ok(Message::Binary(_))) => {
@@ -214,6 +224,10 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
                     Control::SignOut => {
                         break Some((close::SIGNED_OUT, "signed out: this session was ended"));
                     }
+                    Control::Banned => {
+                        break Some((close::BANNED, "banned by the server's operators"));
+                    }
+                    Control::Muted(until) => connection.muted_until = until,
                 }
             }
             event = next_match_event(&mut connection.matching), if waiting => {
@@ -250,6 +264,12 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
     }
     connection.shared.conns.unregister(connection.id);
     if let Some((code, reason)) = closing {
+        // What the connection was last told (why it is closed) goes first.
+        while let Some(frame) = inbox.try_recv() {
+            if !send(&mut socket, Message::Text(frame.into()), &config).await {
+                break;
+            }
+        }
         let frame = CloseFrame {
             code,
             reason: Utf8Bytes::from_static(reason),
@@ -391,8 +411,22 @@ impl Connection {
             ClientFrame::JoinRoom(join) => self.join_by_code(person, &join.code, join.role).await,
             ClientFrame::Leave => self.leave().await,
             frame if frame.is_about_accounts() => self.account_frame(person, frame).await,
+            ClientFrame::Blocks => self.send_blocks(&person).await,
+            ClientFrame::Unblock { player } => {
+                let db = &self.shared.context.db;
+                db.remove_block(person.player_id, player)
+                    .await
+                    .map_err(internal)?;
+                self.send_blocks(&person).await
+            }
             frame => {
                 if matches!(frame, ClientFrame::Chat { .. }) && self.room.is_some() {
+                    if let Some(until) = self
+                        .muted_until
+                        .filter(|&u| u > self.shared.context.now_ms())
+                    {
+                        return Err(crate::moderation::muted(until));
+                    }
                     self.take_chat_line()?;
                 }
                 let request =
@@ -501,6 +535,13 @@ impl Connection {
             }
         };
         let mut person = person;
+        let sanction = db.sanction(person.player_id).await.map_err(internal)?;
+        let now = context.now_ms();
+        if let Some(until) = moderation::banned_until(sanction.as_ref(), now) {
+            self.close_after = Some((close::BANNED, "banned by the server's operators"));
+            return Err(moderation::banned(until));
+        }
+        self.muted_until = moderation::muted_until(sanction.as_ref(), now);
         let username = db
             .account(person.player_id)
             .await

@@ -6,7 +6,9 @@
 
 use std::collections::BTreeMap;
 
-use super::store::{Claim, GameRows, QueueStore, ResultRow, ResultsTx, StoredRoom};
+use super::store::{
+    Claim, GameRows, ModerationStore, QueueStore, ResultRow, ResultsTx, StoredRoom,
+};
 use super::{
     CommandRecord, DbError, GameRecord, GameResults, RoomRecord, SeatKind, SeatRecord, StoredGame,
     Waiting,
@@ -109,8 +111,9 @@ fn result_rows(
 /// longest for the same preset (ties: the smaller player id), taking both out
 /// of the queue at once; answers the preset and the partner. A candidate
 /// somebody else is pairing right now is passed over for the next; if `me`
-/// is taken meanwhile, nobody is paired.
-pub(crate) async fn take_partner<S: QueueStore>(
+/// is taken meanwhile, nobody is paired. Two people of whom one blocks the
+/// other are never paired.
+pub(crate) async fn take_partner<S: QueueStore + ModerationStore>(
     store: &S,
     me: i64,
     conn: u64,
@@ -119,6 +122,13 @@ pub(crate) async fn take_partner<S: QueueStore>(
         return Ok(None);
     };
     queued.retain(|q| q.waiting.player_id != me);
+    let others: Vec<i64> = queued.iter().map(|q| q.waiting.player_id).collect();
+    let blocked = if others.is_empty() {
+        Vec::new()
+    } else {
+        store.blocked_either_way(me, others).await?
+    };
+    queued.retain(|q| !blocked.contains(&q.waiting.player_id));
     queued.sort_by_key(|q| (q.since_ms, q.waiting.player_id));
     for candidate in queued {
         match store

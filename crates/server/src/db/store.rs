@@ -38,6 +38,7 @@ use crate::ratings::Rating;
 pub(crate) trait Store:
     PlayerStore
     + AccountStore
+    + ModerationStore
     + RoomStore
     + LogStore
     + PublicStore
@@ -74,6 +75,12 @@ pub(crate) trait PlayerStore {
         player_id: i64,
         nickname: String,
     ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// A player's nickname, if there is such a player.
+    fn nickname(
+        &self,
+        player_id: i64,
+    ) -> impl Future<Output = Result<Option<String>, DbError>> + Send;
 }
 
 /// Accounts (a player with a username and passkeys), their sessions,
@@ -177,6 +184,109 @@ pub(crate) trait AccountStore {
         kind: LinkKind,
         now_ms: i64,
     ) -> impl Future<Output = Result<Option<i64>, DbError>> + Send;
+}
+
+/// Blocks between people, reports, and the operators' bans and mutes.
+pub(crate) trait ModerationStore {
+    /// `player` blocks `blocked` (again: nothing changes).
+    fn add_block(
+        &self,
+        player: i64,
+        blocked: i64,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    fn remove_block(
+        &self,
+        player: i64,
+        blocked: i64,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// The people `player` blocks, with the name to show (the username of
+    /// an account, else the nickname), most recent first.
+    fn blocks_of(
+        &self,
+        player: i64,
+    ) -> impl Future<Output = Result<Vec<(i64, String)>, DbError>> + Send;
+
+    /// Those of `others` whom `player` blocks or who block `player`.
+    fn blocked_either_way(
+        &self,
+        player: i64,
+        others: Vec<i64>,
+    ) -> impl Future<Output = Result<Vec<i64>, DbError>> + Send;
+
+    fn add_report(&self, report: ReportRow) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// The most recent reports, newest first, at most `limit`, each with
+    /// the names of both people.
+    fn reports(
+        &self,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<(ReportRow, String, String)>, DbError>> + Send;
+
+    /// One transaction: sets a person's ban and mute (`None`: none) and logs
+    /// the action (every node follows the log: `sanctions_since`).
+    fn set_sanction(
+        &self,
+        sanction: Sanction,
+        action: String,
+        reason: String,
+        now_ms: i64,
+    ) -> impl Future<Output = Result<(), DbError>> + Send;
+
+    /// A person's ban and mute as stored (`None` for both when none).
+    fn sanction(
+        &self,
+        player: i64,
+    ) -> impl Future<Output = Result<Option<Sanction>, DbError>> + Send;
+
+    /// The sanctions of the people the operators' log names after its line
+    /// `after`, each with that line's id (in order; the caller asks again
+    /// from the last id it saw).
+    fn sanctions_since(
+        &self,
+        after: i64,
+    ) -> impl Future<Output = Result<Vec<(Sanction, i64)>, DbError>> + Send;
+
+    /// The operators' log, newest first, at most `limit`: player, action,
+    /// until, reason, when.
+    fn moderation_log(
+        &self,
+        limit: usize,
+    ) -> impl Future<Output = Result<Vec<LogLine>, DbError>> + Send;
+}
+
+/// A report as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReportRow {
+    pub id: i64,
+    pub reporter: i64,
+    pub reported: i64,
+    pub room_code: Option<String>,
+    pub game_id: Option<i64>,
+    pub reason: String,
+    pub note: Option<String>,
+    pub created_ms: i64,
+}
+
+/// A person's ban and mute: until when (unix ms), `None` for none.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Sanction {
+    pub player: i64,
+    pub banned_until_ms: Option<i64>,
+    pub muted_until_ms: Option<i64>,
+}
+
+/// One line of the operators' log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LogLine {
+    pub id: i64,
+    pub player: i64,
+    pub action: String,
+    pub until_ms: Option<i64>,
+    pub reason: String,
+    pub at_ms: i64,
 }
 
 /// An account as stored.

@@ -376,6 +376,10 @@ impl Room {
             Request::Ready(ready) => self.set_ready(conn, ready),
             Request::Rematch => self.rematch(conn).await,
             Request::DeclineRematch => self.decline_rematch(conn),
+            Request::Block(seat) => self.block(conn, seat).await,
+            Request::Report { seat, reason, note } => {
+                self.report(conn, seat, &reason, note.as_deref()).await
+            }
             Request::Command(command) => self.command(conn, command).await,
             Request::CheckLayout(ships) => self.check_layout(conn, &ships, id),
             Request::RandomLayout(fixed) => self.random_layout(conn, fixed, id).await,

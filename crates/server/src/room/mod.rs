@@ -18,6 +18,7 @@ mod actor;
 mod bots;
 mod frames;
 mod game;
+mod moderation;
 mod rated;
 mod seats;
 
@@ -130,6 +131,14 @@ pub enum Request {
     Chat(String),
     Rematch,
     DeclineRematch,
+    /// Block the person in a seat (moderation.rs).
+    Block(usize),
+    /// Report the person in a seat.
+    Report {
+        seat: usize,
+        reason: String,
+        note: Option<String>,
+    },
 }
 
 impl Request {
@@ -160,6 +169,8 @@ impl Request {
             ClientFrame::Chat { text } => Request::Chat(text),
             ClientFrame::Rematch => Request::Rematch,
             ClientFrame::DeclineRematch => Request::DeclineRematch,
+            ClientFrame::Block { seat } => Request::Block(seat),
+            ClientFrame::Report { seat, reason, note } => Request::Report { seat, reason, note },
             ClientFrame::Hello(_)
             | ClientFrame::CreateRoom(_)
             | ClientFrame::JoinRoom(_)
@@ -171,7 +182,9 @@ impl Request {
             | ClientFrame::AcceptBot
             | ClientFrame::OpenRooms
             | ClientFrame::Leaderboard { .. }
-            | ClientFrame::History => return None,
+            | ClientFrame::History
+            | ClientFrame::Unblock { .. }
+            | ClientFrame::Blocks => return None,
             // (The frames about accounts returned above.)
             _ => return None,
         })
@@ -190,6 +203,8 @@ impl Request {
             Request::Chat(_) => "chat",
             Request::Rematch => "rematch",
             Request::DeclineRematch => "decline_rematch",
+            Request::Block(_) => "block",
+            Request::Report { .. } => "report",
         }
     }
 }
@@ -283,6 +298,8 @@ struct Member {
     outbox: Outbox,
     ip: IpAddr,
     person: Person,
+    /// The people this member blocks: their chat is not sent to them.
+    blocks: std::collections::HashSet<i64>,
     /// Joined with `as: "spectator"`: watches even if the person holds a seat.
     spectator: bool,
 }

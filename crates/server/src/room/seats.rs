@@ -45,6 +45,9 @@ impl Room {
                 "you hold a seat in this game; join as a player to see it through your seat",
             ));
         }
+        if !seated {
+            self.check_not_blocked(&person).await?;
+        }
         if role == Role::Player {
             match self.seats.iter().position(|o| o.holds(person.player_id)) {
                 Some(seat) => {
@@ -80,12 +83,20 @@ impl Room {
         if self.seats.iter().any(|o| o.holds(person.player_id)) {
             remember_address(&mut self.addresses, person.player_id, ip);
         }
+        let blocks = self
+            .context
+            .db
+            .blocks_of(person.player_id)
+            .await
+            .map(|blocks| blocks.into_iter().map(|(player, _)| player).collect())
+            .unwrap_or_default();
         self.members.insert(
             conn,
             Member {
                 outbox,
                 ip,
                 person,
+                blocks,
                 spectator: role == Role::Spectator,
             },
         );
@@ -94,12 +105,18 @@ impl Room {
         if let Some(frame) = self.state_frame_for(conn, &[]) {
             self.send_to(conn, frame);
         }
-        // A seat still playing never reads what watchers said meanwhile.
+        // A seat still playing never reads what watchers said meanwhile,
+        // and nobody what a person they block said from a seat.
         let watches = self.watches(conn);
+        let blocks = &self.members[&conn].blocks;
         let history: Vec<String> = self
             .chat
             .iter()
             .filter(|line| watches || !line.watchers || !self.in_play())
+            .filter(|line| {
+                let speaker = line.seat.and_then(|seat| self.seats.get(seat));
+                !matches!(speaker, Some(Occupant::Person(p)) if blocks.contains(&p.player_id))
+            })
             .map(chat_frame)
             .collect();
         for frame in history {
@@ -402,10 +419,12 @@ impl Room {
         if self.chat.len() > CHAT_HISTORY {
             self.chat.pop_front();
         }
+        let speaker = self.members[&conn].person.player_id;
         let hearers: Vec<ConnId> = self
             .members
-            .keys()
-            .copied()
+            .iter()
+            .filter(|(_, member)| !member.blocks.contains(&speaker))
+            .map(|(&other, _)| other)
             .filter(|&other| !watchers || self.watches(other))
             .collect();
         for hearer in hearers {

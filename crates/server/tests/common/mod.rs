@@ -20,6 +20,7 @@ use tokio::task::JoinHandle;
 
 mod client;
 mod passkey;
+mod sign_up;
 pub use client::*;
 pub use passkey::*;
 
@@ -36,6 +37,19 @@ impl TestServer {
             db,
             Config {
                 bot_delay: Duration::ZERO,
+                ..Config::default()
+            },
+        )
+        .await
+    }
+
+    /// A server whose quick match never offers a bot within a test.
+    pub async fn start_without_bot_offer(db: &Path) -> TestServer {
+        TestServer::start_with(
+            db,
+            Config {
+                bot_delay: Duration::ZERO,
+                match_wait: Duration::from_secs(60),
                 ..Config::default()
             },
         )

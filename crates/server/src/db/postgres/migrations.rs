@@ -176,6 +176,41 @@ CREATE TABLE link_codes (
     player_id    BIGINT REFERENCES accounts(player_id),
     expires_ms   BIGINT NOT NULL
 );
+"#, // Moderation (moderation.rs): blocks, reports, bans and mutes, and the
+    // log of what the operators did.
+    r#"
+CREATE TABLE blocks (
+    player_id    BIGINT NOT NULL REFERENCES players(id),
+    blocked_id   BIGINT NOT NULL REFERENCES players(id),
+    created_ms   BIGINT NOT NULL,
+    PRIMARY KEY (player_id, blocked_id)
+);
+CREATE INDEX blocks_by_blocked ON blocks(blocked_id);
+CREATE TABLE reports (
+    id           BIGSERIAL PRIMARY KEY,
+    reporter_id  BIGINT NOT NULL REFERENCES players(id),
+    reported_id  BIGINT NOT NULL REFERENCES players(id),
+    room_code    TEXT,
+    game_id      BIGINT,
+    reason       TEXT NOT NULL,
+    note         TEXT,
+    created_ms   BIGINT NOT NULL
+);
+CREATE TABLE sanctions (
+    player_id       BIGINT PRIMARY KEY REFERENCES players(id),
+    banned_until_ms BIGINT,
+    muted_until_ms  BIGINT,
+    changed_ms      BIGINT NOT NULL
+);
+CREATE INDEX sanctions_by_change ON sanctions(changed_ms);
+CREATE TABLE moderation_log (
+    id           BIGSERIAL PRIMARY KEY,
+    player_id    BIGINT NOT NULL REFERENCES players(id),
+    action       TEXT NOT NULL,
+    until_ms     BIGINT,
+    reason       TEXT NOT NULL,
+    at_ms        BIGINT NOT NULL
+);
 "#,
 ];
 

@@ -68,6 +68,7 @@ mod accounts;
 mod leases;
 mod log;
 mod migrations;
+mod moderation;
 mod players;
 mod public;
 mod queue;

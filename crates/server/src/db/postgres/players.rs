@@ -41,6 +41,13 @@ impl PlayerStore for Postgres {
         Ok(row.get(0))
     }
 
+    async fn nickname(&self, player_id: i64) -> Result<Option<String>, DbError> {
+        let rows = self
+            .query("SELECT nickname FROM players WHERE id = $1", &[&player_id])
+            .await?;
+        Ok(rows.first().map(|row| row.get(0)))
+    }
+
     async fn set_nickname(&self, player_id: i64, nickname: String) -> Result<(), DbError> {
         let client = self.client().await?;
         let statement = client

@@ -161,6 +161,41 @@ CREATE TABLE link_codes (
     player_id    INTEGER REFERENCES accounts(player_id),
     expires_ms   INTEGER NOT NULL
 );
+"#, // Moderation (moderation.rs): blocks, reports, bans and mutes, and the
+    // log of what the operators did.
+    r#"
+CREATE TABLE blocks (
+    player_id    INTEGER NOT NULL REFERENCES players(id),
+    blocked_id   INTEGER NOT NULL REFERENCES players(id),
+    created_ms   INTEGER NOT NULL,
+    PRIMARY KEY (player_id, blocked_id)
+);
+CREATE INDEX blocks_by_blocked ON blocks(blocked_id);
+CREATE TABLE reports (
+    id           INTEGER PRIMARY KEY,
+    reporter_id  INTEGER NOT NULL REFERENCES players(id),
+    reported_id  INTEGER NOT NULL REFERENCES players(id),
+    room_code    TEXT,
+    game_id      INTEGER,
+    reason       TEXT NOT NULL,
+    note         TEXT,
+    created_ms   INTEGER NOT NULL
+);
+CREATE TABLE sanctions (
+    player_id       INTEGER PRIMARY KEY REFERENCES players(id),
+    banned_until_ms INTEGER,
+    muted_until_ms  INTEGER,
+    changed_ms      INTEGER NOT NULL
+);
+CREATE INDEX sanctions_by_change ON sanctions(changed_ms);
+CREATE TABLE moderation_log (
+    id           INTEGER PRIMARY KEY,
+    player_id    INTEGER NOT NULL REFERENCES players(id),
+    action       TEXT NOT NULL,
+    until_ms     INTEGER,
+    reason       TEXT NOT NULL,
+    at_ms        INTEGER NOT NULL
+);
 "#,
 ];
 

@@ -39,6 +39,15 @@ impl PlayerStore for Sqlite {
         .await
     }
 
+    async fn nickname(&self, player_id: i64) -> Result<Option<String>, DbError> {
+        self.call(move |conn| {
+            let mut statement =
+                conn.prepare_cached("SELECT nickname FROM players WHERE id = ?1")?;
+            first(&mut statement, [player_id], |row| Ok(row.get(0)?))
+        })
+        .await
+    }
+
     async fn set_nickname(&self, player_id: i64, nickname: String) -> Result<(), DbError> {
         self.call(move |conn| {
             exec(
