@@ -407,9 +407,14 @@ async fn two_people_on_two_nodes_are_paired_by_quick_match() {
     // From another address: people of one address never rate each other.
     let mut bea = Client::connect_from(n2.addr, "127.0.0.2").await;
     bea.hello(None, "Bea").await;
+    // Rated play needs an account on both sides.
+    ana.sign_up("Ana").await;
+    bea.sign_up("Bea").await;
     ana.send(json!({"type": "quick_match", "preset": "classic"}))
         .await;
-    assert_eq!(ana.expect("matching").await["waiting"], 1);
+    let matching = ana.expect("matching").await;
+    assert_eq!(matching["waiting"], 1);
+    assert_eq!(matching["rated"], true);
     bea.send(json!({"type": "quick_match", "preset": "classic"}))
         .await;
     let ana_room = ana.expect("room").await;
