@@ -1,14 +1,15 @@
 // Accessibility checks with axe-core (the npm package, injected into the page):
 // the landing page, the lobby, placement, the battle in every mode (classic,
 // salvo rounds of three, the shared sea, space), the shop, the end screen,
-// the replay page and the leaderboard have no critical and no serious
-// violation. The counts per screen are printed, every impact level.
+// the replay page, the leaderboard, the account panel and the dialogs that
+// block and report a player (with the blocks list) have no critical and no
+// serious violation. The counts per screen are printed, every impact level.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { fileFixture, newPlayer, openHome, chooseRules, waitForLobby, placeRandomAndReady, fireOnce, playToEnd } from "./harness.js";
+import { fileFixture, newPlayer, openHome, chooseRules, waitForLobby, placeRandomAndReady, fireOnce, playToEnd, virtualAuthenticator, followInvite } from "./harness.js";
 
 const fixture = fileFixture();
 const require = createRequire(import.meta.url);
@@ -140,6 +141,77 @@ test("axe: salvo rounds of three, and the shared sea", async (t) => {
   assertClean(t);
   assert.deepEqual(page.errors || [], []);
   await context.close();
+});
+
+test("axe: the account panel, as a guest and as an account, light and dark", async (t) => {
+  for (const colorScheme of ["light", "dark"]) {
+    const { context, page } = await newPlayer(fixture.chromium.browser, { colorScheme });
+    await openHome(page, fixture.server.url, `Axe ${colorScheme}`);
+    await virtualAuthenticator(page);
+    await page.waitForSelector("#play-now-casual");
+    await check(t, page, `landing as a guest (${colorScheme})`);
+    await page.click("#header-account");
+    await page.waitForSelector("#account-create");
+    await check(t, page, `account: guest (${colorScheme})`);
+    await page.click("#account-create");
+    await page.fill("#account-username", "A");
+    await page.click("#account-create-submit");
+    await page.waitForSelector("#account-problem");
+    await check(t, page, `account: create, refused (${colorScheme})`);
+    await page.fill("#account-username", `Axe ${colorScheme}`);
+    await page.click("#account-create-submit");
+    await page.waitForSelector("#recovery-codes li");
+    await page.waitForSelector("#passkey-list li");
+    await check(t, page, `account: recovery codes (${colorScheme})`);
+    await page.click("#recovery-saved");
+    await page.click("#account-offer");
+    await page.waitForSelector("#link-code[data-code]");
+    await check(t, page, `account: link code (${colorScheme})`);
+    await page.click("#account-back");
+    await page.click("#account-everywhere");
+    await page.waitForSelector("#everywhere-question");
+    await check(t, page, `account: sign out everywhere (${colorScheme})`);
+    assert.deepEqual(page.errors || [], []);
+    await context.close();
+  }
+  assertClean(t);
+});
+
+test("axe: blocking and reporting a player, and the blocks list, light and dark", async (t) => {
+  for (const colorScheme of ["light", "dark"]) {
+    const host = await newPlayer(fixture.chromium.browser, { colorScheme });
+    const guest = await newPlayer(fixture.chromium.browser, { colorScheme });
+    await openHome(host.page, fixture.server.url, `Host ${colorScheme}`);
+    await openHome(guest.page, fixture.server.url, `Guest ${colorScheme}`);
+    await host.page.click("#play-friend");
+    const code = await waitForLobby(host.page);
+    await followInvite(guest.page, `${fixture.server.url}/r/${code}`);
+    await guest.page.fill("#chat-input", "Hello there");
+    await guest.page.press("#chat-input", "Enter");
+    // The lobby with the other person's "⋯" and a chat line to report.
+    await host.page.waitForSelector(".chat-list li .chat-report");
+    await host.page.waitForSelector('.seats .person-button[data-seat="1"]');
+    await check(t, host.page, `lobby with another person (${colorScheme})`);
+    await host.page.click('.seats .person-button[data-seat="1"]');
+    await host.page.waitForSelector("#moderation-intro");
+    await check(t, host.page, `moderation: menu (${colorScheme})`);
+    await host.page.click("#moderation-report");
+    await host.page.waitForSelector("#report-note");
+    await check(t, host.page, `moderation: report (${colorScheme})`);
+    await host.page.click("#moderation-back");
+    await host.page.click("#moderation-block");
+    await host.page.waitForSelector("#block-explain");
+    await check(t, host.page, `moderation: block, asked first (${colorScheme})`);
+    await host.page.click("#block-confirm");
+    await host.page.waitForSelector(".seats .blocked-tag");
+    await host.page.click("#header-account");
+    await host.page.waitForSelector("#blocks-list li");
+    await check(t, host.page, `account: blocks list (${colorScheme})`);
+    for (const p of [host, guest]) assert.deepEqual(p.page.errors || [], []);
+    await host.context.close();
+    await guest.context.close();
+  }
+  assertClean(t);
 });
 
 test("axe: the space shop and the space battle", async (t) => {

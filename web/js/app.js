@@ -12,6 +12,7 @@ import { errorText, initialLanguage, language, setLanguage, t } from "./i18n.js"
 import { h } from "./dom.js";
 import { nicknameProblem } from "./nickname.js";
 import { areas, onActionArea } from "./abilities.js";
+import { onAccountError, onAccountFrame, onWelcome, renderAccount, sessionEnded } from "./account.js";
 import { renderBattle } from "./battle.js";
 import { chatRead, chatShown } from "./chat.js";
 import { rematchNoteText, renderEnd } from "./end.js";
@@ -21,6 +22,7 @@ import { registerHooks } from "./hooks.js";
 import { renderHome, renderInvite } from "./home.js";
 import { connect, getLink, send } from "./link.js";
 import { renderLobby, renderStarting } from "./lobby.js";
+import { banned, moderationOpen, onBanned, onModerationError, onModerationFrame, onModerationWelcome, renderBanned, renderModeration } from "./moderation.js";
 import { announce, showingScreen, toast } from "./notify.js";
 import { renderPlacement, resetPlacement } from "./placement.js";
 import { askOpenRooms, leaderboardFromHash, onLeaderboard, onMatchError, onMatchFrame, onOpenRooms, openLeaderboard, renderLeaderboard, renderMatching, resumeMatching } from "./public.js";
@@ -78,6 +80,8 @@ function onFrame(frame) {
     case "welcome":
       S.nickname = frame.nickname || S.nickname;
       if (S.nickname) localStorage.setItem(NICK_KEY, S.nickname);
+      onModerationWelcome();
+      onWelcome(frame);
       rejoin();
       resumeMatching();
       send({ type: "my_games" });
@@ -125,6 +129,19 @@ function onFrame(frame) {
     case "leaderboard":
       onLeaderboard(frame);
       break;
+    case "passkey_create":
+    case "passkey_request":
+    case "account":
+    case "signed_in":
+    case "signed_out":
+    case "link_code":
+    case "link_approved":
+      onAccountFrame(frame);
+      break;
+    case "blocks":
+    case "reported":
+      onModerationFrame(frame);
+      break;
     case "action_area":
       onActionArea(frame);
       return;
@@ -138,7 +155,9 @@ function onFrame(frame) {
 }
 
 function onError(frame) {
+  if (onModerationError(frame)) return;
   if (onMatchError(frame)) return;
+  if (onAccountError(frame)) return;
   if (frame.request === "create_room" || frame.request === "start") {
     // The lobby shows what went wrong; its start button is there to try again.
     S.autoStart = false;
@@ -179,11 +198,13 @@ function onError(frame) {
   }
   // Whether the toast is about the screen that comes next.
   let next = false;
-  if (frame.code === "room_not_found" && S.pendingJoin) {
+  if ((frame.code === "room_not_found" || frame.code === "not_allowed") && S.pendingJoin) {
     S.pendingJoin = null;
-    // An invitation to a room that is gone: the home page comes next.
+    // An invitation to a room that is gone (or that a block between this
+    // person and its host closes): the home page comes next.
     next = S.invite !== null;
     S.invite = null;
+    S.inviteAccepted = false;
     if (codeFromPath()) history.replaceState({}, "", "/");
   }
   toast(errorText(frame.code, frame.message), "error", { next });
@@ -219,6 +240,7 @@ function goHome() {
 
 /** Which screen the state shows: a new one starts without the old one's toasts. */
 function screenKey() {
+  if (banned()) return "banned";
   if (S.replay) return `replay:${S.replay.id}`;
   if (!S.room) return S.matching ? "matching" : S.page === "leaderboard" && S.leaderboard ? "leaderboard" : S.invite ? "invite" : "home";
   return `${S.room.code}:${S.room.started && S.view ? S.view.phase : "lobby"}`;
@@ -230,7 +252,9 @@ function render() {
   const activeId = active?.id;
   const activeCell = active?.classList?.contains("cell") ? { board: active.closest(".board")?.dataset.board, col: active.dataset.col, row: active.dataset.row } : null;
   let screen;
-  if (S.replay) screen = renderReplay();
+  // Banned by the operators: the notice says so, in place of any screen.
+  if (banned()) screen = renderBanned();
+  else if (S.replay) screen = renderReplay();
   else if (!S.room) screen = S.matching ? renderMatching() : S.page === "leaderboard" && S.leaderboard ? renderLeaderboard() : S.invite ? renderInvite() : renderHome();
   else if (S.starting === S.room.code && !S.view) screen = renderStarting();
   else if (!S.room.started || !S.view) screen = renderLobby();
@@ -247,7 +271,7 @@ function render() {
   app.dataset.states = String(S.states || 0);
   // Wide seas scroll sideways on small screens: a redraw keeps where they were.
   const scrolled = new Map([...app.querySelectorAll(".board-scroll")].map((el) => [el.dataset.scroll, el.scrollLeft]));
-  app.replaceChildren(renderHeader(), screen, S.rulesOpen ? renderRules() : h("span"));
+  app.replaceChildren(renderHeader(), screen, S.rulesOpen ? renderRules() : h("span"), S.accountOpen ? renderAccount() : h("span"), moderationOpen() ? renderModeration() : h("span"));
   const newScreen = showingScreen(screenKey());
   for (const el of app.querySelectorAll(".board-scroll")) {
     if (scrolled.has(el.dataset.scroll)) el.scrollLeft = scrolled.get(el.dataset.scroll);
@@ -257,8 +281,11 @@ function render() {
   // scrolls: the page keeps its place, and a redraw of the end screen (the
   // history's answer, a rematch offer) must not scroll down to the cell last
   // fired at.
-  const endScreen = S.room && S.view?.phase === "finished" && !S.replay;
-  if (newScreen && endScreen) {
+  const endScreen = S.room && S.view?.phase === "finished" && !S.replay && !banned();
+  if (newScreen && banned()) {
+    // The ban notice is read first.
+    document.getElementById("banned-title")?.focus({ preventScroll: true });
+  } else if (newScreen && endScreen) {
     // The game is over: the title says how, and a screen reader reads it first.
     document.getElementById("end-title")?.focus({ preventScroll: true });
   } else if (activeCell && activeCell.board !== undefined) {
@@ -313,8 +340,11 @@ async function main() {
     nickname: S.nickname,
     lang: language(),
     onFrame,
+    onSessionEnded: sessionEnded,
+    onBanned,
     onStatus: (status) => {
-      S.status = status;
+      // A banned person's link is down and stays down (header.js: "net_banned").
+      S.status = status === "offline" && banned() ? "banned" : status;
       renderNews();
     },
   });

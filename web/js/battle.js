@@ -9,6 +9,7 @@ import { banner, screenHeading } from "./banner.js";
 import { renderChat } from "./chat.js";
 import { render } from "./hooks.js";
 import { send } from "./link.js";
+import { personButton } from "./moderation.js";
 import { announce, toast } from "./notify.js";
 import { ratingChip } from "./public.js";
 import { actionKey, renderRoundSummary, salvoComplete, salvoCount, salvoKeys, salvoNeed, salvoTotals, submitSalvo, toggleSalvoCell } from "./salvo.js";
@@ -47,7 +48,7 @@ function fleetStatus() {
     return h(
       "div",
       { class: `fleet-block ${seat.seat === mySeat() ? "mine" : ""} ${seat.alive ? "" : "out"}` },
-      h("h3", {}, h("span", {}, seatName(seat.seat), " ", ratingChip(S.room.seats.find((s) => s.seat === seat.seat) || {})), h("span", { class: "afloat" }, t("afloat_n", { n: seat.ships_afloat, total: seat.ships_total }))),
+      h("h3", {}, h("span", {}, seatName(seat.seat), " ", ratingChip(S.room.seats.find((s) => s.seat === seat.seat) || {}), personButton(seat.seat, "fleet")), h("span", { class: "afloat" }, t("afloat_n", { n: seat.ships_afloat, total: seat.ships_total }))),
       h("ul", { class: "fleet-list" }, rows),
     );
   });
@@ -405,7 +406,7 @@ function targetCard(b, interactive) {
   return h(
     "section",
     { class: `board-card target ${interactive && myTurn() ? "armed" : ""} ${mate ? "mate" : ""}` },
-    h("h2", {}, me === null || watching() ? "" : isShared() ? "🌊 " : mate ? "🤝 " : "🎯 ", title),
+    h("h2", {}, me === null || watching() ? "" : isShared() ? "🌊 " : mate ? "🤝 " : "🎯 ", title, isShared() ? null : personButton(b.index, "board")),
     // The shared sea and a star field are wider than a phone: they scroll sideways in their card.
     isShared() ? boardScroller(renderTargetBoard(b, interactive), "sea") : isSpace() ? boardScroller(renderTargetBoard(b, interactive), `target-${b.index}`) : renderTargetBoard(b, interactive),
     h("p", { class: "hover-info", id: `hover-${b.index}`, "aria-hidden": "true" }, t("hover_help")),

@@ -1,9 +1,11 @@
 // The room's chat: the lobby's card and the side panel's tab, and how far it
 // has been read (kept across reloads, so no message counts as unread twice).
+// A line from another seated person can be reported from the line (moderation.js).
 
 import { t } from "./i18n.js";
 import { h } from "./dom.js";
 import { send } from "./link.js";
+import { reportLineButton } from "./moderation.js";
 import { S, mySeat, seatName, stored } from "./state.js";
 
 // How far each room's chat has been read: the time of the last message shown,
@@ -66,7 +68,8 @@ export function renderChat(card) {
         h("b", {}, m.from || seatName(m.seat)),
         m.watchers ? h("small", { class: "watchers-tag" }, ` (${t("watchers_tag")})`) : null,
         " ",
-        m.text,
+        h("span", { class: "chat-text" }, m.text),
+        reportLineButton(m),
       ),
     ),
   );

@@ -8,6 +8,7 @@ import { heatMaps, statsTable } from "./stats.js";
 import { renderOwnBoard, renderSide } from "./battle.js";
 import { goHome } from "./hooks.js";
 import { send } from "./link.js";
+import { personButton } from "./moderation.js";
 import { ratingChip } from "./public.js";
 import { S, mySeat, seatName } from "./state.js";
 import { isShared, seaSize } from "./view.js";
@@ -79,9 +80,20 @@ export function renderEnd() {
         replayId !== null ? h("a", { class: "button big", id: "end-replay", href: `/g/${replayId}`, target: "_blank", rel: "noopener" }, `🎞 ${t("replay")}`) : null,
       ),
       S.stats ? heatMaps(S.stats, view, seatName, t("heat_title"), me) : null,
+      endPeople(),
     ),
     h("div", { class: "play-area" }, h("div", { class: "boards reveal" }, boards), renderSide()),
   );
+}
+
+/** The other people of the game, each with the "⋯" that blocks or reports them (moderation.js). */
+function endPeople() {
+  const people = S.room.seats
+    .map((seat) => [seat.seat, personButton(seat.seat, "end")])
+    .filter(([, button]) => button)
+    .map(([seat, button]) => h("li", {}, h("span", { class: "end-person-name" }, seatName(seat)), button));
+  if (!people.length) return null;
+  return h("div", { class: "end-people", id: "end-people" }, h("span", { class: "muted" }, t("end_people")), h("ul", {}, people));
 }
 
 export function rematchNoteText(note) {

@@ -1,9 +1,10 @@
 // The page's header: the brand (home), the room code, the connection, the
-// leaderboard, the rules, the sound and the language.
+// account, the leaderboard, the rules, the sound and the language.
 
 import { LANGUAGES, language, setLanguage, t } from "./i18n.js";
 import { h } from "./dom.js";
 import { sound } from "./sound.js";
+import { accountButton } from "./account.js";
 import { goHome, render } from "./hooks.js";
 import { openLeaderboard } from "./public.js";
 import { openRules } from "./rulebook.js";
@@ -65,5 +66,5 @@ export function renderHeader() {
     h("span", { class: "brand-name" }, t("app_name")),
   );
   const roomChip = S.room ? h("span", { class: "room-chip", title: t("room_code") }, `# ${S.room.code}`) : null;
-  return h("header", { class: "top" }, brand, roomChip, h("div", { class: "spacer" }), status, boardButton, rulesButton, soundButton, langSelect);
+  return h("header", { class: "top" }, brand, roomChip, h("div", { class: "spacer" }), status, accountButton(), boardButton, rulesButton, soundButton, langSelect);
 }

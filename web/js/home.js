@@ -2,6 +2,7 @@
 // join, my games) and the page of an invitation link.
 
 import { t } from "./i18n.js";
+import { accountNeededNote, openAccount } from "./account.js";
 import { h } from "./dom.js";
 import { presetChoice, toggle } from "./fields.js";
 import { render } from "./hooks.js";
@@ -124,7 +125,9 @@ export function renderHome() {
       h("h1", {}, t("app_name")),
       h("p", { class: "tagline" }, t("tagline")),
       nicknameField(),
-      h("div", { class: "play-now-row" }, playNowButton, h("p", { class: "play-now-hint" }, t("play_now_hint"))),
+      h("div", { class: "play-now-row" }, playNowButton, h("p", { class: "play-now-hint" }, S.username ? t("play_now_hint") : t("play_now_hint_casual"))),
+      // A guest's quick match is casual: said before the queue, with the way to an account.
+      accountNeededNote("play-now-casual", "quick_match_casual", "quick_match_casual_short"),
     ),
     // A phone shows the presets as small tiles, and the chosen one's description here.
     h("section", { class: "card presets-card" }, h("h2", {}, t("choose_preset")), presets, h("p", { class: "preset-chosen-blurb muted" }, t(`preset_blurb.${S.homePreset}`))),
@@ -151,7 +154,15 @@ export function renderHome() {
         h("h2", {}, t("play_friend")),
         h("p", { class: "muted" }, t("play_friend_hint")),
         toggle("home-public", t("room_public"), S.homePublic, (v) => { S.homePublic = v; }, false, t("room_public_hint")),
-        toggle("home-rated", t("room_rated"), S.homeRated, (v) => { S.homeRated = v; }, false, t("room_rated_hint")),
+        toggle("home-rated", t("room_rated"), S.homeRated && Boolean(S.username), (v) => {
+          // Rated play needs an account: a guest is shown the way to one instead.
+          S.homeRated = v && Boolean(S.username);
+          if (v && !S.username) {
+            S.accountNeeded = true;
+            render();
+          }
+        }, false, t("room_rated_hint")),
+        S.accountNeeded ? accountNeededNote("home-rated-needs-account") : null,
         h("button", { class: "button primary", type: "button", id: "play-friend", onclick: () => createRoom(false) }, t("play_friend")),
       ),
       h(
@@ -182,6 +193,7 @@ export function renderHome() {
     h(
       "section",
       { class: "home-rules" },
+      h("button", { class: "button ghost", type: "button", id: "open-account", onclick: () => openAccount() }, "👤 ", S.username ? t("account") : t("account_guest_title")),
       h("button", { class: "button ghost", type: "button", id: "open-leaderboard", onclick: () => openLeaderboard() }, "🏆 ", t("leaderboard")),
       h("button", { class: "button ghost", type: "button", onclick: () => openRules() }, "📖 ", t("read_rules")),
     ),

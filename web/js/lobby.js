@@ -2,12 +2,14 @@
 // host's options; and the short wait of a bot game on its way to its first screen.
 
 import { plural, t } from "./i18n.js";
+import { accountNeededNote } from "./account.js";
 import { h } from "./dom.js";
 import { buildShip } from "./board.js";
 import { renderChat } from "./chat.js";
 import { numberField, toggle } from "./fields.js";
 import { goHome, render } from "./hooks.js";
 import { send } from "./link.js";
+import { personButton } from "./moderation.js";
 import { toast } from "./notify.js";
 import { ratingChip } from "./public.js";
 import { LEVELS, PRESETS, S, presetName, seatName, shipTypeName } from "./state.js";
@@ -330,6 +332,8 @@ export function renderLobby() {
         : null,
       seat.kind === "person" && seat.ready ? h("span", { class: "tag ready-tag" }, `✓ ${t("lobby_ready")}`) : null,
       control,
+      // Another person: block or report them (moderation.js).
+      personButton(seat.seat, "seat"),
     );
   });
   const maxSeats = room.preset === "brasil" || room.preset === "italia" ? 2 : 6;
@@ -377,7 +381,14 @@ export function renderLobby() {
         "div",
         { class: "options room-visibility" },
         toggle("opt-public", t("room_public"), Boolean(setup.public), (v) => send({ type: "set_options", public: v }), false, t("room_public_hint")),
-        toggle("opt-rated", t("room_rated"), Boolean(setup.rated), (v) => send({ type: "set_options", rated: v }), false, t("room_rated_hint")),
+        toggle("opt-rated", t("room_rated"), Boolean(setup.rated), (v) => {
+          // Rated play needs an account: a guest is shown the way to one instead of a refusal.
+          if (v && !S.username) {
+            S.accountNeeded = true;
+            render();
+          } else send({ type: "set_options", rated: v });
+        }, false, t("room_rated_hint")),
+        S.accountNeeded ? accountNeededNote("rated-needs-account") : null,
       )
     : null;
   const badges = [

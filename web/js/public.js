@@ -55,6 +55,7 @@ export function onMatchFrame(frame) {
     m.waiting = frame.waiting;
     m.since = Math.min(m.since, start);
     m.offerAt = start + frame.bot_offer_ms;
+    m.rated = frame.rated;
   } else if (frame.type === "bot_offer") {
     m.offer = frame.level;
     announce(botOfferText(frame.level));
@@ -136,10 +137,18 @@ export function renderMatching() {
         h("div", {}, h("dt", {}, t("matching_waiting")), h("dd", { id: "matching-waiting" }, m.waiting === null ? "…" : plural("waiting_n", m.waiting))),
         h("div", {}, h("dt", {}, t("matching_waited")), h("dd", { id: "matching-waited", "data-waited": "1" }, waitedText())),
       ),
+      ratedNote(m),
       offer,
       h("div", { class: "row-buttons center" }, cancel),
     ),
   );
+}
+
+/** Whether the game to come is rated (the `matching` frame says), and for a guest why not. */
+function ratedNote(m) {
+  if (m.rated === undefined || m.rated === null) return null;
+  if (m.rated) return h("p", { class: "tag rated-tag", id: "matching-rated", dataset: { rated: "1" } }, `🏅 ${t("matching_rated")}`);
+  return h("p", { class: "notice", id: "matching-rated", dataset: { rated: "0" } }, `🎈 ${t(S.username ? "matching_casual" : "matching_casual_guest")}`);
 }
 
 // The clock of the waiting screen, drawn in place every half second.
@@ -313,7 +322,8 @@ export function renderLeaderboard() {
         board.players.map((p, i) =>
           h(
             "tr",
-            { class: p.nickname === S.nickname ? "me" : "" },
+            // "You" is the account's line: a line's nickname is its username.
+            { class: S.username && p.nickname.toLowerCase() === S.username.toLowerCase() ? "me" : "" },
             h("td", { class: "lb-rank" }, i < 3 ? ["🥇", "🥈", "🥉"][i] : String(i + 1)),
             h("th", { scope: "row", class: "lb-name" }, p.nickname),
             h(

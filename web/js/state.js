@@ -82,6 +82,14 @@ export const S = {
   inviteAccepted: false,
   // Whether the name in use was made up by the page on a first visit.
   nickGenerated: false,
+  // The account's username when this session is an account's (`welcome`), else null (a guest).
+  username: null,
+  // Whether the account panel (account.js) is open over the screen.
+  accountOpen: false,
+  // Whether this device's session was just ended on another device (closed with 4005).
+  signedOutElsewhere: false,
+  // Whether a guest asked for rated play (a rated switch, or `account_needed`): the way to an account is shown.
+  accountNeeded: false,
 };
 
 /** A value the page stored as JSON, or `fallback` when there is none (or it is garbled). */
