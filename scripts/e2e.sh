@@ -22,6 +22,15 @@ if [ ! -x /usr/bin/chromium ]; then
   DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq chromium fonts-noto-color-emoji >/dev/null
 fi
 
+# tmux runs the terminal client in terminal-login.test.js.
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "e2e: installing tmux" >&2
+  sudo_cmd=""
+  if [ "$(id -u)" != "0" ]; then sudo_cmd="sudo"; fi
+  $sudo_cmd apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq tmux >/dev/null
+fi
+
 if ! command -v node >/dev/null 2>&1; then
   echo "e2e: node is required (Node.js 18 or newer)" >&2
   exit 1
@@ -62,7 +71,7 @@ port="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()
 # Every test browser comes from 127.0.0.1: the per-address limit on new rooms
 # is raised to what the whole suite needs (tests/e2e/harness.js does the same).
 "$BROADSIDE_BIN" serve --addr "127.0.0.1:$port" --db "$work/e2e.sqlite" --bot-delay-ms 40 --match-wait-secs 3 \
-  --room-burst 200 --rooms-per-minute 600 >"$work/server.log" 2>&1 &
+  --room-burst 200 --rooms-per-minute 600 --busy-lag-ms 0 >"$work/server.log" 2>&1 &
 server_pid=$!
 
 cleanup() {

@@ -17,6 +17,7 @@
 #   services_nats                        # nats-server with JetStream on 127.0.0.1:4222
 #   services_nginx_bin                   # installs nginx, prints its path
 #                                        # (the system nginx service is never started)
+#   services_promtool_bin                # installs promtool (prometheus), prints its path
 #   services_nginx_start DIR 8080 8081 8082
 #                                        # our own nginx, running from DIR, balancing
 #                                        # 127.0.0.1:8080 over 127.0.0.1:8081 and :8082
@@ -420,6 +421,21 @@ services_nats() {
   fi
 }
 
+# ------------------------------------------------------------------ promtool
+
+# Installs Prometheus's promtool if missing (Debian ships it in the
+# prometheus package, whose service is never started here) and prints its
+# path: the tests check /metrics with `promtool check metrics`.
+services_promtool_bin() {
+  local bin
+  if bin="$(_services_find promtool)"; then
+    echo "$bin"
+    return 0
+  fi
+  _services_apt_install_no_start prometheus || return 1
+  _services_find promtool
+}
+
 # --------------------------------------------------------------------- nginx
 
 # Installs nginx if missing (without starting the system's nginx service) and
@@ -542,17 +558,20 @@ _services_main() {
   set -euo pipefail
   case "${1:-}" in
     up)
-      local nginx
+      local nginx promtool
       services_postgres
       services_nats
       nginx="$(services_nginx_bin)"
+      promtool="$(services_promtool_bin)"
       printf 'export BROADSIDE_PG_URL=%q\n' "$(_services_pg_url postgres)"
       printf 'export BROADSIDE_NATS_URL=%q\n' "nats://127.0.0.1:$SERVICES_NATS_PORT"
       printf 'export BROADSIDE_NGINX_BIN=%q\n' "$nginx"
+      printf 'export BROADSIDE_PROMTOOL=%q\n' "$promtool"
       ;;
     postgres) services_postgres ;;
     nats) services_nats ;;
     nginx) services_nginx_bin ;;
+    promtool) services_promtool_bin ;;
     fresh-db) services_fresh_db "${2:-broadside}" ;;
     ensure-db) services_ensure_db "${2:?a database name}" ;;
     drop-db) services_drop_db "${2:?a postgres:// URL}" ;;

@@ -1,7 +1,7 @@
 // Shared helpers of the browser tests: the server under test, a headless
 // Chromium, and the moves a player makes in the web client.
 
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, mkdirSync, existsSync, readFileSync, copyFileSync } from "node:fs";
 import net from "node:net";
 import os from "node:os";
@@ -74,8 +74,10 @@ export class ServerProcess {
     this.output = "";
   }
 
+  // Pages open the server as localhost: passkeys need a secure context, and
+  // the server's relying party is http://localhost on any port (docs/protocol.md, Accounts).
   get url() {
-    return `http://127.0.0.1:${this.port}`;
+    return `http://localhost:${this.port}`;
   }
 
   async start() {
@@ -88,6 +90,9 @@ export class ServerProcess {
         // limit on new rooms (10, then 10 a minute) is raised to what a whole
         // suite of players needs (scripts/e2e.sh passes the same).
         "--room-burst", "200", "--rooms-per-minute", "600",
+        // A test machine busy with browsers must not turn new games away
+        // (busy refusals have their own tests: crates/server/tests/operations.rs).
+        "--busy-lag-ms", "0",
       ],
       { stdio: ["ignore", "pipe", "pipe"] },
     );
@@ -109,6 +114,14 @@ export class ServerProcess {
   }
 }
 
+/**
+ * A loopback address as the page opens it: 127.0.0.1 becomes localhost, the
+ * origin the server's passkeys are bound to without `--public-origin`.
+ */
+export function asLocalhost(url) {
+  return url.replace(/^http:\/\/127\.0\.0\.1(?=[:/]|$)/, "http://localhost");
+}
+
 /** A fresh temporary directory for a database; removed by the caller. */
 export function tempDir() {
   return mkdtempSync(path.join(os.tmpdir(), "broadside-e2e-"));
@@ -119,17 +132,39 @@ export function tempDir() {
  * or one of our own when the tests run alone.
  */
 export async function sharedServer() {
-  if (process.env.BROADSIDE_URL) return { url: process.env.BROADSIDE_URL.replace(/\/$/, ""), stop: async () => {} };
+  if (process.env.BROADSIDE_URL) return { url: asLocalhost(process.env.BROADSIDE_URL.replace(/\/$/, "")), stop: async () => {} };
+  return ownServer();
+}
+
+/**
+ * A server of the test file's own, with a fresh SQLite file (`db`): for the
+ * tests that act on its database as the operators do (`admin`).
+ */
+export async function ownServer() {
   const dir = tempDir();
   const server = new ServerProcess({ port: await freePort(), db: path.join(dir, "e2e.sqlite") });
   await server.start();
   return {
     url: server.url,
+    db: server.db,
     stop: async () => {
       await server.stop();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `broadside admin --db DB ARGS…`, what the people who run a server do
+ * (docs/deploy.md, Moderation); resolves to what it printed.
+ */
+export function admin(db, ...args) {
+  return new Promise((resolve, reject) => {
+    execFile(binaryPath(), ["admin", "--db", db, ...args], (error, stdout, stderr) => {
+      if (error) reject(new Error(`broadside admin ${args.join(" ")}: ${stderr || error.message}`));
+      else resolve(stdout);
+    });
+  });
 }
 
 export async function launchBrowser() {
@@ -157,11 +192,13 @@ export async function launchBrowser() {
 /**
  * The server and the browser of one test file: started before its first test
  * and stopped after its last (`fixture.server.url`, `fixture.chromium.browser`).
+ * With `own` the file has a server of its own even under scripts/e2e.sh, and
+ * `fixture.server.db` is its database (for `admin`).
  */
-export function fileFixture() {
+export function fileFixture({ own = false } = {}) {
   const fixture = { server: null, chromium: null };
   before(async () => {
-    fixture.server = await sharedServer();
+    fixture.server = own ? await ownServer() : await sharedServer();
     fixture.chromium = await launchBrowser();
   });
   after(async () => {
@@ -199,7 +236,7 @@ export async function newPlayer(browser, { locale = "en-GB", colorScheme = "ligh
 async function serveWebFromDisk(context) {
   const web = path.join(repoRoot, "web");
   const types = { js: "text/javascript", css: "text/css", json: "application/json", html: "text/html" };
-  await context.route(/^http:\/\/127\.0\.0\.1:\d+\/(?!ws)/, async (route) => {
+  await context.route(/^http:\/\/(?:127\.0\.0\.1|localhost):\d+\/(?!ws)/, async (route) => {
     const url = new URL(route.request().url());
     const page = url.pathname === "/" || url.pathname.startsWith("/r/") || /^\/g\/\d+\/?$/.test(url.pathname);
     const file = page ? "index.html" : url.pathname.slice(1);
@@ -227,6 +264,43 @@ export async function shoot(page, name, { at = null } = {}) {
     mkdirSync(publishDir, { recursive: true });
     copyFileSync(file, path.join(publishDir, `${name}.png`));
   }
+}
+
+// ------------------------------------------------------------------ accounts
+
+/**
+ * A virtual authenticator for the page's browser context, through the
+ * DevTools protocol's WebAuthn domain: it makes and keeps passkeys (resident
+ * keys, the person verified at once). Kept on the page (`page.authenticator`).
+ */
+export async function virtualAuthenticator(page) {
+  if (page.authenticator) return page.authenticator;
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send("WebAuthn.enable");
+  const { authenticatorId } = await cdp.send("WebAuthn.addVirtualAuthenticator", {
+    options: { protocol: "ctap2", transport: "internal", hasResidentKey: true, hasUserVerification: true, isUserVerified: true, automaticPresenceSimulation: true },
+  });
+  page.authenticator = { cdp, authenticatorId };
+  return page.authenticator;
+}
+
+/**
+ * The guest of the page becomes an account named `username`, with a passkey
+ * of a virtual authenticator: through the account panel, as a person would.
+ * Returns the recovery codes shown once, and the authenticator.
+ */
+export async function signUp(page, username) {
+  const authenticator = await virtualAuthenticator(page);
+  await page.click("#header-account");
+  await page.click("#account-create");
+  await page.fill("#account-username", username);
+  await page.click("#account-create-submit");
+  await page.waitForSelector("#recovery-codes li", { timeout: 15000 });
+  const codes = await page.$$eval("#recovery-codes code", (els) => els.map((el) => el.textContent));
+  await page.click("#recovery-saved");
+  await page.click("#account-close");
+  await page.waitForSelector("#header-account.signed-in");
+  return { codes, ...authenticator };
 }
 
 // ------------------------------------------------------------------ moves
@@ -566,4 +640,50 @@ export async function playMultiToEnd(pages, { maxSteps = 4000, each } = {}) {
     if (!acted) await pages[0].waitForTimeout(50);
   }
   throw new Error("the game did not end");
+}
+
+// ------------------------------------------------------------------ rated games
+
+/** Resigns the page's game (accepting the question) and waits for the end screen. */
+export async function resign(page) {
+  page.once("dialog", (dialog) => dialog.accept());
+  await page.click("#resign");
+  await page.waitForSelector("#end-card");
+}
+
+/** Fires until `shots` shots have been fired over the pages (or the game ended). */
+export async function fireShots(pages, shots) {
+  for (let fired = 0; fired < shots; ) {
+    let any = false;
+    for (const page of pages) {
+      if (await page.locator(".end").count()) return;
+      if (await fireOnce(page)) {
+        fired += 1;
+        any = true;
+      }
+    }
+    if (!any) await pages[0].waitForTimeout(40);
+  }
+}
+
+/**
+ * A loopback proxy to the server at `serverUrl` whose connections come from
+ * `localAddress`: a browser behind it is another address to the server
+ * (people of one address never rate each other). The server listens on
+ * 127.0.0.1; the pages open the proxy as localhost (passkeys).
+ */
+export async function proxyFrom(serverUrl, localAddress) {
+  const target = new URL(serverUrl);
+  const proxy = net.createServer((client) => {
+    const upstream = net.connect({ host: "127.0.0.1", port: Number(target.port), localAddress });
+    client.pipe(upstream).pipe(client);
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("error", close);
+    upstream.on("error", close);
+  });
+  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  return { url: `http://localhost:${proxy.address().port}`, proxy };
 }

@@ -8,13 +8,16 @@ import assert from "node:assert/strict";
 import {
   fileFixture,
   newPlayer,
+  signUp,
   openHome,
   chooseRules,
   waitForLobby,
   followInvite,
   startGame,
   placeRandomAndReady,
-  fireOnce,
+  fireShots,
+  resign,
+  proxyFrom,
   shoot,
   MATCH_WAIT_SECS,
   ServerProcess,
@@ -22,7 +25,6 @@ import {
   tempDir,
 } from "./harness.js";
 import path from "node:path";
-import net from "node:net";
 import { rmSync } from "node:fs";
 
 const fixture = fileFixture();
@@ -37,27 +39,6 @@ async function player(nickname, options = {}) {
 async function switchOn(page, id) {
   await page.check(`#${id}`, { force: true });
   await page.waitForSelector(`#${id}:checked`);
-}
-
-async function resign(page) {
-  page.once("dialog", (dialog) => dialog.accept());
-  await page.click("#resign");
-  await page.waitForSelector("#end-card");
-}
-
-/** Fires until `shots` shots have been fired on this page (the opponent plays by itself or on its page). */
-async function fireShots(pages, shots) {
-  for (let fired = 0; fired < shots; ) {
-    let any = false;
-    for (const page of pages) {
-      if (await page.locator(".end").count()) return;
-      if (await fireOnce(page)) {
-        fired += 1;
-        any = true;
-      }
-    }
-    if (!any) await pages[0].waitForTimeout(40);
-  }
 }
 
 /** The end of a test: no page had a script error, and every browser context closes. */
@@ -157,6 +138,8 @@ test("a person waiting when the server restarts waits again, and is paired", asy
 
 test("the open rooms list fills a public room of four; one click joins", async () => {
   const host = await player("Hana Host");
+  // Rated play needs an account: the host and the three who join make one first.
+  await signUp(host.page, "Hana Host");
   const watcher = await player("Giulia", { locale: "it-IT" });
   await chooseRules(host.page, "classic");
   await switchOn(host.page, "home-public");
@@ -181,6 +164,7 @@ test("the open rooms list fills a public room of four; one click joins", async (
   const guests = [];
   for (const [nickname, locale] of [["Lucía", "es-ES"], ["Inês", "pt-PT"], ["Bruno", "en-GB"]]) {
     const guest = await player(nickname, { locale });
+    await signUp(guest.page, nickname);
     await guest.page.waitForSelector(entry, { timeout: 15000 });
     if (locale === "es-ES") await shoot(guest.page, "es-open-rooms", { at: "#open-rooms" });
     await guest.page.click(entry);
@@ -311,32 +295,14 @@ test("a finished game's replay steps from the first move to the last", async () 
   await finish(rita, other);
 });
 
-/**
- * A loopback proxy to the server whose connections come from `localAddress`:
- * a browser behind it is another address to the server (people of one
- * address never rate each other).
- */
-async function proxyFrom(localAddress) {
-  const target = new URL(fixture.server.url);
-  const proxy = net.createServer((client) => {
-    const upstream = net.connect({ host: target.hostname, port: Number(target.port), localAddress });
-    client.pipe(upstream).pipe(client);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-    };
-    client.on("error", close);
-    upstream.on("error", close);
-  });
-  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${proxy.address().port}`, proxy };
-}
-
 test("the leaderboard waits for enough opponents; a rated game shows ratings and their change", async () => {
   const marta = await player("Marta", { locale: "es-ES" });
-  const away = await proxyFrom("127.0.0.2");
+  const away = await proxyFrom(fixture.server.url, "127.0.0.2");
   const tom = await newPlayer(fixture.chromium.browser);
   await openHome(tom.page, away.url, "Tom");
+  // Rated play needs an account: both make one first (a passkey each).
+  await signUp(marta.page, "Marta");
+  await signUp(tom.page, "Tom");
   await chooseRules(marta.page, "classic");
   await switchOn(marta.page, "home-rated");
   await marta.page.click("#play-friend");

@@ -14,6 +14,11 @@ pub struct PlayArgs {
     /// The code of the room to join on --server.
     #[arg(long, value_name = "CODE", requires = "server")]
     pub room: Option<String>,
+    /// Sign this terminal in to your account on --server: it shows a code
+    /// to approve in a browser where you are signed in (👤 → Approve a
+    /// device). The terminal stays signed in on later runs.
+    #[arg(long, requires = "server", conflicts_with = "room")]
+    pub login: bool,
     /// Continue a saved game at once.
     #[arg(long, value_name = "FILE", conflicts_with = "server")]
     pub load: Option<PathBuf>,
@@ -60,6 +65,7 @@ pub fn run(args: PlayArgs) -> Result<()> {
         .or_else(|| std::env::var("USER").ok()),
         seed: args.seed,
         hot_seat: args.hot_seat.map(usize::from),
+        login: args.login,
         token_file: args.token_file.or_else(default_token_file),
         lang: args.lang.unwrap_or_else(|| {
             broadside_tui::Lang::from_environment(|name| std::env::var(name).ok())

@@ -50,6 +50,15 @@ pub struct ServeArgs {
     /// Milliseconds a bot waits before it moves.
     #[arg(long, default_value_t = 700)]
     pub bot_delay_ms: u64,
+    /// Above this scheduling lag, in milliseconds, new rooms, quick matches
+    /// and joins are refused with `busy` (running games go on); 0 never
+    /// refuses.
+    #[arg(long, default_value_t = Config::default().busy_lag.as_millis() as u64)]
+    pub busy_lag_ms: u64,
+    /// After SIGTERM, milliseconds the node keeps serving with /readyz
+    /// answering 503, before it hands its rooms over.
+    #[arg(long, default_value_t = Config::default().drain.as_millis() as u64)]
+    pub drain_ms: u64,
     /// How log lines are written to stderr: `text` for people, `json` (one
     /// object per line) for a log collector. Which lines: the RUST_LOG
     /// variable (e.g. `broadside_server=debug`), `info` by default.
@@ -226,6 +235,8 @@ impl Default for ServeArgs {
             public_origin: None,
             match_wait_secs: Config::default().match_wait.as_secs(),
             bot_delay_ms: 700,
+            busy_lag_ms: Config::default().busy_lag.as_millis() as u64,
+            drain_ms: Config::default().drain.as_millis() as u64,
             log_format: LogFormat::Text,
             limits: LimitArgs::default(),
         }
@@ -271,6 +282,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
         allowed_origins: args.allowed_origins,
         public_origin: args.public_origin,
         match_wait: Duration::from_secs(args.match_wait_secs),
+        busy_lag: Duration::from_millis(args.busy_lag_ms),
+        drain: Duration::from_millis(args.drain_ms),
         ..Config::default()
     });
     // Every connection is a file; the database, the listener and the pool need

@@ -395,6 +395,55 @@ async fn a_node_stopped_gracefully_hands_its_rooms_over_at_once() {
     eprintln!("graceful hand-over: {took:?}");
 }
 
+/// A node told to stop with a drain time says "not ready" at once (a load
+/// balancer stops sending it people), goes on serving through the drain, and
+/// then hands its rooms over: the game goes on on the other node.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_draining_node_is_not_ready_within_a_second_and_its_game_goes_on() {
+    let _serial = SERIAL.lock().await;
+    let db = FreshDb::new("drain");
+    let mut n1 = Node::start_at(
+        "n1",
+        &db,
+        "127.0.0.1:0",
+        LEASE_SECS,
+        &["--drain-ms", "2000"],
+    );
+    let n2 = Node::start("n2", &db);
+    let (status, _, _) = http_get(n1.addr, "/readyz").await;
+    assert!(status.contains("200"), "{status}");
+    let (mut ana, mut bea, _code) = duel_across(&n1, &n2).await;
+    play_turns(&mut ana, &mut bea, 1).await;
+    let stopped = Instant::now();
+    n1.signal(libc::SIGTERM);
+    loop {
+        let (status, _, body) = http_get(n1.addr, "/readyz").await;
+        if status.contains("503") {
+            assert_eq!(body, b"not ready: draining\n");
+            break;
+        }
+        assert!(
+            stopped.elapsed() < Duration::from_secs(1),
+            "still ready: {status}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let unready = stopped.elapsed();
+    assert!(unready < Duration::from_secs(1), "{unready:?}");
+    // Still serving while it drains: the game goes on.
+    play_turns(&mut ana, &mut bea, 1).await;
+    n1.child.wait().expect("node 1 exits after the drain");
+    let before = boards(&bea.state.clone().expect("Bea has a state"));
+    assert!(
+        stopped.elapsed() >= Duration::from_secs(2),
+        "the drain lasted"
+    );
+    bea.state = None;
+    let resumed = bea.state_until(|_| true).await;
+    assert_eq!(boards(&resumed), before, "every shot is kept");
+    eprintln!("not ready {unready:?} after SIGTERM");
+}
+
 /// Quick match across nodes: the queue lives in PostgreSQL, and the person
 /// waiting on the other node is told over NATS to join the new room.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -532,6 +581,7 @@ async fn nodes_forward_only_the_typed_frame() {
 fn serve_to_the_end(name: &str, db: &FreshDb) -> (std::process::ExitStatus, String) {
     let mut child = Command::new(binary())
         .args(["serve", "--addr", "127.0.0.1:0", "--bot-delay-ms", "0"])
+        .args(["--busy-lag-ms", "0"])
         .args(["--db", &db.url, "--bus", &nats_url(), "--node", name])
         .args(["--lease-secs", &LEASE_SECS.to_string()])
         .stdout(Stdio::null())

@@ -47,6 +47,7 @@ fn serve_at(dir: &std::path::Path, addr: &str) -> (Server, String) {
 fn serve_with(dir: &std::path::Path, addr: &str, flags: &[&str]) -> (Server, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_broadside"))
         .args(["serve", "--addr", addr, "--bot-delay-ms", "20"])
+        .args(["--busy-lag-ms", "0"])
         .args(flags)
         .arg("--db")
         .arg(dir.join("db.sqlite"))

@@ -27,9 +27,9 @@ pub use client::{
 pub use refusal::{codes, Refusal};
 pub use replay::{ApiError, Replay, ReplayStep};
 pub use server::{
-    AbortReason, Aborted, AccountInfo, BlockedPlayer, ErrorFrame, LeaderboardLine, MyGame,
-    OpenRoom, PasskeyInfo, PastGame, RematchOffer, RematchReason, RoomInfo, RoomPhase, RoomSeat,
-    RoomSetup, SeatKind, SeatSummary, ServerFrame, StateFrame, You,
+    AbortReason, Aborted, AccountInfo, AccountRating, BlockedPlayer, ErrorFrame, LeaderboardLine,
+    MyGame, OpenRoom, PasskeyInfo, PastGame, RematchOffer, RematchReason, RoomInfo, RoomPhase,
+    RoomSeat, RoomSetup, SeatKind, SeatSummary, ServerFrame, StateFrame, You,
 };
 
 use schemars::JsonSchema;

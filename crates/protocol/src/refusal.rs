@@ -17,6 +17,9 @@ pub struct Refusal {
     pub code: Cow<'static, str>,
     /// English text for developers and logs.
     pub message: String,
+    /// `busy` only: when to try again, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
 }
 
 impl Refusal {
@@ -24,6 +27,20 @@ impl Refusal {
         Refusal {
             code: code.into(),
             message: message.into(),
+            retry_after_ms: None,
+        }
+    }
+
+    /// `busy`: the server is overloaded and takes no new game for now; try
+    /// again after `retry_after_ms`.
+    pub fn busy(retry_after_ms: u64) -> Self {
+        Refusal {
+            code: codes::BUSY.into(),
+            message: format!(
+                "the server is busy and starts no new game for now; try again in {} s",
+                retry_after_ms.div_ceil(1000)
+            ),
+            retry_after_ms: Some(retry_after_ms),
         }
     }
 
@@ -37,6 +54,7 @@ impl From<RuleError> for Refusal {
         Refusal {
             code: error.code().into(),
             message: error.to_string(),
+            retry_after_ms: None,
         }
     }
 }
@@ -122,6 +140,9 @@ pub mod codes {
     pub const NOT_ALLOWED: &str = "not_allowed";
     /// `block` or `report` of a seat with no person in it.
     pub const NO_SUCH_PLAYER: &str = "no_such_player";
+    /// The server is overloaded: a new room, quick match or join is refused
+    /// for now (running games go on); `retry_after_ms` says when to try again.
+    pub const BUSY: &str = "busy";
 
     /// Every code above, in the order of docs/protocol.md's table.
     pub const ALL: &[&str] = &[
@@ -161,5 +182,6 @@ pub mod codes {
         MUTED,
         NOT_ALLOWED,
         NO_SUCH_PLAYER,
+        BUSY,
     ];
 }

@@ -151,6 +151,7 @@ impl ServerFrame {
             message: refusal.message.clone(),
             request: request.map(str::to_string),
             id,
+            retry_after_ms: refusal.retry_after_ms,
         })
     }
 
@@ -206,6 +207,9 @@ pub struct ErrorFrame {
     /// The refused frame's request id, present only when it had one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<u64>,
+    /// `busy` only: when to try again, in milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<u64>,
 }
 
 impl ErrorFrame {
@@ -214,6 +218,7 @@ impl ErrorFrame {
         Refusal {
             code: self.code.clone(),
             message: self.message.clone(),
+            retry_after_ms: self.retry_after_ms,
         }
     }
 }
@@ -550,6 +555,24 @@ pub struct AccountInfo {
     /// the `passkey_created` of `create_account`. Absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub recovery_codes: Option<Vec<String>>,
+    /// The account's rating in each preset it has played rated games of
+    /// (in the order of the presets); empty before its first rated game.
+    #[serde(default)]
+    pub ratings: Vec<AccountRating>,
+}
+
+/// One rating of the `account` frame.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct AccountRating {
+    pub preset: Preset,
+    /// Rounded, but sent as a JSON float (`1662.0`).
+    pub rating: f64,
+    /// Too new to trust, as on the leaderboard and beside the seats: the
+    /// deviation is above 110, or fewer than 5 different people were met
+    /// in rated games of the preset.
+    pub provisional: bool,
+    /// Rated games played in the preset.
+    pub games: u32,
 }
 
 /// One passkey of an account.

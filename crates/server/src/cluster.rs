@@ -240,6 +240,14 @@ impl Cluster {
         }
     }
 
+    /// Whether the bus is connected now.
+    pub fn connected(&self) -> bool {
+        matches!(
+            self.client.connection_state(),
+            async_nats::connection::State::Connected
+        )
+    }
+
     /// Sends one request to the owner of `code` and waits for its answer.
     pub async fn request(&self, code: &str, op: &RemoteOp) -> Result<(), LinkError> {
         self.ask(code, op)
@@ -252,6 +260,7 @@ impl Cluster {
     pub async fn ask(&self, code: &str, op: &RemoteOp) -> Result<Result<(), Refusal>, LinkError> {
         let payload =
             serde_json::to_vec(op).expect("a remote request is plain data and always serializes");
+        let asked = Instant::now();
         let answer = self
             .client
             .request(format!("bs.room.{code}"), payload.into())
@@ -263,6 +272,7 @@ impl Cluster {
                     _ => LinkError::Bus(error.to_string()),
                 }
             })?;
+        crate::metrics::bus_round_trip(asked.elapsed());
         serde_json::from_slice(&answer.payload)
             .map_err(|e| LinkError::Bus(format!("an unreadable answer: {e}")))
     }
@@ -347,6 +357,7 @@ impl Cluster {
                         conn,
                         request: Box::new(request),
                         id,
+                        at: Instant::now(),
                     })
                     .await
                     .map_err(|_| closed())

@@ -77,6 +77,14 @@ pub struct Config {
     /// The origin players' browsers see (`https://host[:port]`), which
     /// passkeys are bound to; `None`: `http://localhost` on any port.
     pub public_origin: Option<String>,
+    /// Above this scheduling lag (metrics.rs) the node refuses new rooms,
+    /// quick matches and joins with `busy`, so that running games keep
+    /// their pace; zero never refuses.
+    pub busy_lag: Duration,
+    /// After SIGTERM, how long the node goes on serving while `/readyz`
+    /// answers 503 (a load balancer stops sending it people), before its
+    /// rooms are handed over.
+    pub drain: Duration,
 }
 
 impl Default for Config {
@@ -112,6 +120,8 @@ impl Default for Config {
             allowed_origins: Vec::new(),
             match_wait: Duration::from_secs(20),
             public_origin: None,
+            busy_lag: Duration::from_millis(40),
+            drain: Duration::ZERO,
         }
     }
 }

@@ -55,6 +55,11 @@ impl Conns {
         );
     }
 
+    /// How many connections said hello on this node.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
     pub fn unregister(&self, conn: ConnId) {
         self.lock().remove(&conn);
     }

@@ -101,6 +101,11 @@ impl CpuPool {
         }
     }
 
+    /// How many jobs wait for a thread.
+    pub fn waiting(&self) -> usize {
+        self.inner.queue().jobs.values().map(VecDeque::len).sum()
+    }
+
     /// Runs `job` on the pool and waits for its result. Refused at once with
     /// `Busy` when `key` already has its share of jobs waiting.
     pub async fn run<T, F>(&self, key: Key, job: F) -> Result<T, CpuError>

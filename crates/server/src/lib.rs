@@ -31,6 +31,7 @@ mod cpu;
 pub mod db;
 mod lifecycle;
 mod limits;
+mod metrics;
 mod protocol;
 mod ratings;
 mod replay_cache;

@@ -307,7 +307,6 @@ impl Addresses {
     }
 
     /// Open connections on the whole server.
-    #[cfg(test)]
     pub fn open(&self) -> usize {
         self.table().open
     }

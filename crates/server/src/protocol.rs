@@ -6,9 +6,9 @@
 use broadside_ai::Level;
 use broadside_engine::Intent;
 pub use broadside_protocol::{
-    close, codes, parse, AccountInfo, BlockedPlayer, BotLevel, ClientFrame, CreateRoom, Hello,
-    PasskeyInfo, Refusal, Role, SeatChoice, ServerFrame, SetOptions, LANGUAGES, MAX_CHAT_CHARS,
-    MAX_FRAME_BYTES, MAX_NICKNAME_CHARS,
+    close, codes, parse, AccountInfo, AccountRating, BlockedPlayer, BotLevel, ClientFrame,
+    CreateRoom, Hello, PasskeyInfo, Refusal, Role, SeatChoice, ServerFrame, SetOptions, LANGUAGES,
+    MAX_CHAT_CHARS, MAX_FRAME_BYTES, MAX_NICKNAME_CHARS,
 };
 use broadside_protocol::{SeatKind, SeatSummary};
 use icu_properties::props::{

@@ -70,6 +70,12 @@ impl Registry {
         })
     }
 
+    /// How many rooms this node has in memory (on a shared database, the
+    /// leases it holds).
+    pub async fn in_memory(&self) -> usize {
+        self.rooms.lock().await.len()
+    }
+
     /// Makes a room (a free code, stored, its actor running) with `person`
     /// as host, `guest` in seat 1 and `bots`; returns its code. The fit check
     /// of a custom fleet runs on the pool in `key`'s turn.

@@ -26,6 +26,7 @@ use crate::db::{Db, DbError};
 use crate::lifecycle::Lifecycle;
 use crate::limits::{address_key, AddressLimits, Addresses, Full, Slot};
 use crate::lobby::Lobby;
+use crate::metrics::Load;
 use crate::protocol::MAX_FRAME_BYTES;
 use crate::registry::Registry;
 use crate::shared::Shared;
@@ -91,6 +92,10 @@ pub async fn run(
         .map_err(ServerError::NodeName)?;
     let registry = Registry::new(context.clone(), cluster.clone(), lifecycle.clone());
     let conns = Arc::new(Conns::default());
+    let load = Load::new(context.config.busy_lag);
+    tokio::spawn(Load::watch(Arc::downgrade(&load)));
+    // The recorder is installed before the first figure is counted.
+    crate::metrics::handle();
     let lobby = Lobby::new(
         context.clone(),
         registry.clone(),
@@ -106,6 +111,7 @@ pub async fn run(
         conns,
         lifecycle,
         accounts,
+        load,
     });
     if let Some(cluster) = &shared.cluster {
         cluster
@@ -136,12 +142,18 @@ pub async fn run(
         .route("/ws", get(upgrade))
         .route("/", get(index))
         .route("/healthz", get(|| async { "ok" }))
+        .route("/readyz", get(readyz))
+        .route("/metrics", get(metrics))
         .route("/r/{code}", get(index))
         .route("/g/{id}", get(index))
         .route("/api/games/{id}", get(replay))
         .fallback(get(static_file))
         .with_state(shared.clone());
     let mut shutdown = std::pin::pin!(shutdown);
+    // After the signal the node drains for `drain` (readyz answers 503)
+    // and goes on serving; then it stops.
+    let drain = shared.config().drain;
+    let mut stop_at: Option<tokio::time::Instant> = None;
     loop {
         let (tcp, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
@@ -155,7 +167,16 @@ pub async fn run(
                     continue;
                 }
             },
-            () = &mut shutdown => break,
+            () = &mut shutdown, if stop_at.is_none() => {
+                if drain.is_zero() {
+                    break;
+                }
+                tracing::info!(?drain, "draining: /readyz answers 503 until the node stops");
+                shared.load.start_draining();
+                stop_at = Some(tokio::time::Instant::now() + drain);
+                continue;
+            }
+            () = tokio::time::sleep_until(stop_at.unwrap_or_else(tokio::time::Instant::now)), if stop_at.is_some() => break,
         };
         let proxy = shared.config().trusted_proxies.contains(&peer.ip());
         match shared.addresses.admit(peer.ip(), proxy) {
@@ -381,6 +402,66 @@ pub fn serve_until_ctrl_c(
         })
         .await
     })
+}
+
+/// `GET /readyz`: 200 when this node should be sent people; 503 with the
+/// reason while it drains, when the database does not answer a read within
+/// a second, when the bus is down, or when it is overloaded (docs/deploy.md).
+async fn readyz(State(shared): State<Arc<Shared>>) -> Response {
+    let unready = |why: &str| {
+        (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "5")],
+            format!("not ready: {why}\n"),
+        )
+            .into_response()
+    };
+    if shared.load.draining() || shared.lifecycle.stopping() {
+        return unready("draining");
+    }
+    if shared.load.overloaded() {
+        return unready("overloaded");
+    }
+    if let Some(cluster) = &shared.cluster {
+        if !cluster.connected() {
+            return unready("the bus is not connected");
+        }
+    }
+    let read = tokio::time::timeout(Duration::from_secs(1), shared.context.db.nickname(0)).await;
+    if !matches!(read, Ok(Ok(_))) {
+        return unready("the database does not answer");
+    }
+    "ready\n".into_response()
+}
+
+/// `GET /metrics`: the Prometheus text format (docs/deploy.md lists them).
+async fn metrics(State(shared): State<Arc<Shared>>) -> Response {
+    let leases = if shared.context.db.is_shared() {
+        shared.registry.in_memory().await
+    } else {
+        0
+    };
+    let snapshot = crate::metrics::Snapshot {
+        connections: shared.addresses.open(),
+        sessions: shared.conns.len(),
+        leases,
+        cpu_queue: shared.context.cpu.waiting(),
+    };
+    match crate::metrics::render(&snapshot) {
+        Some(text) => (
+            [(
+                header::CONTENT_TYPE,
+                "text/plain; version=0.0.4; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        None => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "another metrics recorder was installed in this process\n",
+        )
+            .into_response(),
+    }
 }
 
 /// `GET /ws`: a page of another site may not open it (its Origin must be

@@ -11,6 +11,7 @@ use crate::context::RoomContext;
 use crate::lifecycle::Lifecycle;
 use crate::limits::Addresses;
 use crate::lobby::Lobby;
+use crate::metrics::Load;
 use crate::registry::Registry;
 
 /// The node's services, one each.
@@ -32,6 +33,8 @@ pub struct Shared {
     pub lifecycle: Arc<Lifecycle>,
     /// The relying party of passkeys (accounts.rs).
     pub accounts: Accounts,
+    /// The node's own scheduling lag, and whether it drains (metrics.rs).
+    pub load: Arc<Load>,
 }
 
 impl Shared {

@@ -55,6 +55,8 @@ async fn a_guest_becomes_an_account_and_keeps_games_history_and_name() {
         .expect("codes shown once");
     assert_eq!(codes.len(), 10);
     assert_eq!(account["recovery_codes_left"], 10);
+    // No rated game yet: no rating in any preset.
+    assert_eq!(account["ratings"], json!([]));
 
     // The guest's token is the account's first session: same history, and
     // the welcome names the account.
@@ -313,5 +315,45 @@ async fn only_accounts_play_rated() {
     cid.send(json!({"type": "quick_match", "preset": "classic"}))
         .await;
     assert_eq!(cid.expect("room").await["room"]["setup"]["rated"], true);
+    server.stop().await;
+}
+
+#[tokio::test]
+async fn the_account_frame_carries_the_ratings_of_rated_games() {
+    let (_dir, db) = temp_db();
+    let server = TestServer::start_without_bot_offer(&db).await;
+    let mut ana = server.person("Ana").await;
+    ana.sign_up("Ana").await;
+    // From another address: people of one address never rate each other.
+    let mut bea = Client::connect_from(server.addr, "127.0.0.2").await;
+    bea.hello(None, "Bea").await;
+    bea.sign_up("Bea").await;
+    ana.send(json!({"type": "quick_match", "preset": "classic"}))
+        .await;
+    assert_eq!(ana.expect("matching").await["rated"], true);
+    bea.send(json!({"type": "quick_match", "preset": "classic"}))
+        .await;
+    ana.expect("room").await;
+    bea.expect("room").await;
+    ana.state_until(|s| phase(s) == "placement").await;
+    bea.state_until(|s| phase(s) == "placement").await;
+    tokio::join!(play_to_end(&mut ana), play_to_end(&mut bea));
+
+    for client in [&mut ana, &mut bea] {
+        client.send(json!({"type": "history"})).await;
+        let history = client.expect_any("history").await;
+        let after = history["games"][0]["rating"].as_f64().expect("rated");
+        client.send(json!({"type": "account"})).await;
+        let account = client.expect_any("account").await;
+        let ratings = account["ratings"].as_array().expect("a list of ratings");
+        assert_eq!(ratings.len(), 1, "{account}");
+        let classic = &ratings[0];
+        assert_eq!(classic["preset"], "classic");
+        assert_eq!(classic["games"], 1);
+        // One opponent met: provisional, as on the leaderboard.
+        assert_eq!(classic["provisional"], true);
+        // The rating the game's history shows, rounded.
+        assert_eq!(classic["rating"].as_f64(), Some(after.round()), "{account}");
+    }
     server.stop().await;
 }

@@ -11,6 +11,7 @@ mod fairplay;
 mod game;
 mod hardening;
 mod moderation;
+mod operations;
 mod protocol;
 mod public;
 mod replay;

@@ -17,6 +17,7 @@ use crate::i18n::Lang;
 use crate::identity::TokenSlot;
 use crate::net::NetEvent;
 
+mod account;
 mod battle;
 pub(crate) mod due;
 mod form;
@@ -29,6 +30,7 @@ mod public;
 mod shop;
 mod start;
 
+pub use account::{web_address, Account, Login};
 // The catalogue's tests name every special through it.
 #[cfg(test)]
 pub(crate) use battle::ACTION_KINDS;
@@ -99,6 +101,9 @@ pub struct Config {
     /// `--hot-seat N`: N people (2 to 6) share this terminal offline, and
     /// the New Game form opens set for them.
     pub hot_seat: Option<usize>,
+    /// `--login`: sign this terminal in to an account with a code approved
+    /// in a signed-in browser (`link_request`), then play on as the account.
+    pub login: bool,
 }
 
 /// The screens of the client.
@@ -114,6 +119,8 @@ pub enum Screen {
     Matching,
     /// Online: the best ratings of a preset.
     Leaderboard,
+    /// Online (`--login`): the code to approve in a signed-in browser.
+    Login,
     Play,
 }
 
@@ -161,6 +168,16 @@ pub struct App {
     /// Online: the token file this running terminal holds (see
     /// `identity.rs`), claimed when the link is made.
     token_slot: Option<TokenSlot>,
+    /// Online (`--login`): the sign-in under way.
+    pub login: Option<Login>,
+    /// Online: the account this terminal is signed in to (the `welcome`
+    /// names it), with its ratings once `account` has told them.
+    pub account: Option<Account>,
+    /// Links let go (after a sign-in) whose thread has yet to report its
+    /// end: that report is no drop of the link in use.
+    links_let_go: u32,
+    /// A sign-in just happened: the next `welcome` says so.
+    just_signed_in: bool,
 }
 
 impl App {
@@ -194,6 +211,10 @@ impl App {
             back: Screen::NewGame,
             in_progress: false,
             token_slot: None,
+            login: None,
+            account: None,
+            links_let_go: 0,
+            just_signed_in: false,
         };
         if let Some(server) = app.config.server.clone() {
             app.connect(&server);
@@ -298,11 +319,15 @@ impl App {
                     Screen::Lobby => self.lobby_key(key),
                     Screen::Matching => self.matching_key(key),
                     Screen::Leaderboard => self.leaderboard_key(key),
+                    Screen::Login => self.login_key(key),
                     Screen::Play => self.play_key(key),
                 }
             }
             Msg::Resize => {}
-            Msg::Tick => self.tick(),
+            Msg::Tick => {
+                self.login_tick();
+                self.tick()
+            }
             Msg::Bot(decision) => {
                 let before = self.moment();
                 if let Some(play) = self.play.as_mut() {

@@ -22,8 +22,8 @@ use std::time::Duration;
 use ratatui::crossterm::event::{self, Event as TermEvent};
 
 pub use app::{
-    App, Config, Field, Form, Leaderboard, Matching, Msg, Play, Prompt, PromptKind, Ranked,
-    ReservePick, Screen, StartEntry, DEFAULT_SAVE, START_ENTRIES,
+    Account, App, Config, Field, Form, Leaderboard, Login, Matching, Msg, Play, Prompt, PromptKind,
+    Ranked, ReservePick, Screen, StartEntry, DEFAULT_SAVE, START_ENTRIES,
 };
 pub use i18n::Lang;
 pub use identity::{remembered_name, TokenSlot};

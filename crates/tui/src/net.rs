@@ -46,6 +46,12 @@ pub enum CloseReason {
     Lost,
     /// The server closed the link.
     ServerClosed,
+    /// The server closed the link because this session was ended on
+    /// another device (close code 4005): the token is a stranger's now.
+    SignedOut,
+    /// The server closed the link because its operators banned this
+    /// person (close code 4006).
+    Banned,
     /// This client closed it.
     Closed,
 }
@@ -61,6 +67,8 @@ impl CloseReason {
             CloseReason::Refused => lang.t("tui.net.refused"),
             CloseReason::Lost => lang.t("tui.net.lost"),
             CloseReason::ServerClosed => lang.t("tui.net.server_closed"),
+            CloseReason::SignedOut => lang.t("tui.net.signed_out"),
+            CloseReason::Banned => lang.t("tui.net.banned"),
             CloseReason::Closed => lang.t("tui.net.closed"),
         }
     }
@@ -187,7 +195,13 @@ fn pump(
                     return CloseReason::Closed;
                 }
             }
-            Ok(Message::Close(_)) => return CloseReason::ServerClosed,
+            Ok(Message::Close(frame)) => {
+                return match frame.map(|f| u16::from(f.code)) {
+                    Some(broadside_protocol::close::SIGNED_OUT) => CloseReason::SignedOut,
+                    Some(broadside_protocol::close::BANNED) => CloseReason::Banned,
+                    _ => CloseReason::ServerClosed,
+                }
+            }
             Ok(_) => {}
             Err(tungstenite::Error::Io(e))
                 if matches!(

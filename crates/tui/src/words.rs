@@ -257,12 +257,31 @@ pub fn rule_error(lang: Lang, error: &broadside_engine::RuleError) -> String {
 /// languages a sentence of their own with the code (the server's messages
 /// are English, and nothing English is left inside another language).
 pub fn server_error(lang: Lang, code: &str, message: &str) -> String {
+    if let Some(key) = terminal_error(code) {
+        return lang.t(key);
+    }
     lang.get(&format!("err.{code}")).unwrap_or_else(|| {
         if lang == Lang::En {
             format!("{message} ({code})")
         } else {
             lang.fill("tui.server_refused", &[("code", &code)])
         }
+    })
+}
+
+/// The terminal's own words for a server's refusal, where the browser's
+/// (`err.<code>`) point at the browser's page (👤 at the top) or are not
+/// in the catalogue: the moderation codes and those of accounts.
+pub fn terminal_error(code: &str) -> Option<&'static str> {
+    use broadside_protocol::codes;
+    Some(match code {
+        codes::BANNED => "tui.err.banned",
+        codes::MUTED => "tui.err.muted",
+        codes::NOT_ALLOWED => "tui.err.not_allowed",
+        codes::NO_SUCH_PLAYER => "tui.err.no_such_player",
+        codes::ACCOUNT_NEEDED => "tui.err.account_needed",
+        codes::LINK_CODE_INVALID => "tui.err.link_code_invalid",
+        _ => return None,
     })
 }
 

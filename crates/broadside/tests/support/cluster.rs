@@ -146,6 +146,9 @@ impl Node {
     pub fn start_at(name: &str, db: &FreshDb, addr: &str, lease_secs: u64, flags: &[&str]) -> Node {
         let mut child = Command::new(binary())
             .args(["serve", "--addr", addr, "--bot-delay-ms", "0"])
+            // A loaded test machine must not turn new games away (busy has
+            // its own tests).
+            .args(["--busy-lag-ms", "0"])
             .args(["--db", &db.url, "--bus", &nats_url(), "--node", name])
             .args(["--lease-secs", &lease_secs.to_string()])
             .args(flags)

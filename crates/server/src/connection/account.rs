@@ -5,6 +5,7 @@
 //! nothing else on this connection: the client connects again with it (so
 //! every room and wait of the old session ends cleanly with its socket).
 
+use broadside_engine::Preset;
 use tokio::time::Instant;
 
 use super::{internal, Connection, LinkWait};
@@ -12,7 +13,8 @@ use crate::accounts::{self, Ceremony, LINK_CODE_LIFE_MS};
 use crate::conns::Sessions;
 use crate::db::{LinkKind, NewAccount};
 use crate::protocol::{
-    codes, AccountInfo, BlockedPlayer, ClientFrame, PasskeyInfo, Refusal, ServerFrame,
+    codes, AccountInfo, AccountRating, BlockedPlayer, ClientFrame, PasskeyInfo, Refusal,
+    ServerFrame,
 };
 use crate::room::Person;
 use crate::secret;
@@ -330,9 +332,32 @@ impl Connection {
             sessions,
             recovery_codes_left,
             recovery_codes: recovery,
+            ratings: self.account_ratings(person.player_id).await?,
         };
         self.send(ServerFrame::Account(Box::new(info)).to_text());
         Ok(())
+    }
+
+    /// The person's rating in every preset they have a rating in (a rated
+    /// game played), provisional as on the leaderboard.
+    async fn account_ratings(&self, player_id: i64) -> Result<Vec<AccountRating>, Refusal> {
+        let db = &self.shared.context.db;
+        let mut ratings = Vec::new();
+        for preset in Preset::ALL {
+            let found = db
+                .ratings(vec![player_id], preset.id().to_string())
+                .await
+                .map_err(internal)?;
+            if let Some(rating) = found.get(&player_id) {
+                ratings.push(AccountRating {
+                    preset,
+                    rating: rating.rating.round(),
+                    provisional: rating.provisional(),
+                    games: rating.games,
+                });
+            }
+        }
+        Ok(ratings)
     }
 
     async fn sign_out(&mut self, person: &Person) -> Result<(), Refusal> {

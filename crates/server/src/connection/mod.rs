@@ -209,6 +209,7 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
                 }
             }
             Some(frame) = inbox.recv() => {
+                crate::metrics::frame_out(&frame);
                 if !send(&mut socket, Message::Text(frame.into()), &config).await {
                     break None;
                 }
@@ -266,6 +267,7 @@ pub async fn run(mut socket: WebSocket, shared: Arc<Shared>, ip: IpAddr) {
     if let Some((code, reason)) = closing {
         // What the connection was last told (why it is closed) goes first.
         while let Some(frame) = inbox.try_recv() {
+            crate::metrics::frame_out(&frame);
             if !send(&mut socket, Message::Text(frame.into()), &config).await {
                 break;
             }
@@ -373,6 +375,7 @@ impl Connection {
             }
         };
         let name = frame.kind();
+        crate::metrics::frame_in(name);
         if let Err(refusal) = self.handle(frame, text, id).await {
             self.refuse(&refusal, Some(name), id);
         }

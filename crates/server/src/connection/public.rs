@@ -21,6 +21,7 @@ impl Connection {
         person: Person,
         preset: Preset,
     ) -> Result<(), Refusal> {
+        self.refuse_if_busy("quick_match")?;
         // A pairing makes a room: an address out of new rooms cannot queue.
         if !self.shared.addresses.may_make_room(self.ip) {
             return Err(self.too_many_rooms());
@@ -174,6 +175,7 @@ impl Connection {
         if self.matching.is_none() {
             return Err(not_matching());
         }
+        self.refuse_if_busy("accept_bot")?;
         if !self.shared.addresses.take_new_room(self.ip) {
             return Err(self.too_many_rooms());
         }

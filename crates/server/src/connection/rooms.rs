@@ -57,6 +57,7 @@ impl Connection {
                         conn: self.id,
                         request: Box::new(request),
                         id,
+                        at: std::time::Instant::now(),
                     };
                     room.send(message).await.map_err(|_| LinkError::Gone)
                 }
@@ -132,6 +133,18 @@ impl Connection {
     }
 
     /// `create_room`: a new room with this person as host, joined at once.
+    /// Refuses new work with `busy` while the node is overloaded (its
+    /// scheduling lag is over `--busy-lag-ms`): running games keep their pace.
+    pub(super) fn refuse_if_busy(&self, request: &'static str) -> Result<(), Refusal> {
+        let load = &self.shared.load;
+        if !load.overloaded() {
+            return Ok(());
+        }
+        crate::metrics::busy_refusal(request);
+        let retry = u64::try_from(load.retry_after().as_millis()).unwrap_or(u64::MAX);
+        Err(Refusal::busy(retry))
+    }
+
     pub(super) async fn create_room(
         &mut self,
         person: Person,
@@ -143,6 +156,7 @@ impl Connection {
                 "rated games are for accounts: create one or sign in first",
             ));
         }
+        self.refuse_if_busy("create_room")?;
         self.leave_queue(&person).await?;
         if !self.shared.addresses.take_new_room(self.ip) {
             return Err(Refusal::new(
@@ -185,6 +199,10 @@ impl Connection {
         code: &str,
         role: Role,
     ) -> Result<(), Refusal> {
+        // An overloaded node still lets people back to their own seats.
+        if self.shared.load.overloaded() && !self.holds_seat_in(&person, code).await {
+            self.refuse_if_busy("join_room")?;
+        }
         self.leave_queue(&person).await?;
         let addresses = self.shared.addresses.clone();
         // Coming back to one's own seat is never a guess (issue 34).

@@ -19,6 +19,7 @@ use crate::db::{GameRecord, Lease, RoomRecord};
 use crate::outbox::ConnId;
 use crate::protocol::{Refusal, ServerFrame};
 use broadside_ai::Level;
+use broadside_protocol::RoomPhase;
 
 /// A room's settings, seats and game as read back from its records.
 struct Rebuilt {
@@ -231,6 +232,8 @@ impl Room {
         let mut renew = tokio::time::interval(self.context.config.lease_ttl / 3);
         renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         renew.reset();
+        let mut census = crate::metrics::RoomCensus::default();
+        census.set(self.census_phase(), self.setup.preset.id());
         // Handlers are awaited through `Box::pin`, so that a room between
         // messages holds its own state and not the largest handler's (as in
         // connection/).
@@ -261,6 +264,16 @@ impl Room {
             if self.fenced {
                 return End::Lost;
             }
+            census.set(self.census_phase(), self.setup.preset.id());
+        }
+    }
+
+    /// The room's phase as the `broadside_rooms` gauge counts it.
+    fn census_phase(&self) -> &'static str {
+        match self.phase() {
+            RoomPhase::Lobby => "lobby",
+            RoomPhase::Finished => "finished",
+            _ => "playing",
         }
     }
 
@@ -348,10 +361,20 @@ impl Room {
                 };
                 let _ = done.send(started);
             }
-            RoomMsg::Request { conn, request, id } => {
+            RoomMsg::Request {
+                conn,
+                request,
+                id,
+                at,
+            } => {
                 let name = request.name();
-                if let Err(refusal) = self.request(conn, *request, id).await {
-                    self.send_to(conn, ServerFrame::error(&refusal, Some(name), id).to_text());
+                match self.request(conn, *request, id).await {
+                    // The updates of an accepted move are queued for every member.
+                    Ok(()) if name == "command" => crate::metrics::shot_update(at.elapsed()),
+                    Ok(()) => {}
+                    Err(refusal) => {
+                        self.send_to(conn, ServerFrame::error(&refusal, Some(name), id).to_text());
+                    }
                 }
             }
         }

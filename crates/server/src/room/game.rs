@@ -90,6 +90,7 @@ impl Room {
             )
             .await;
         let id = id.map_err(|error| self.write_failed(error))?;
+        crate::metrics::game_started(self.setup.preset.id());
         self.game_number = record.game_number;
         self.rematch.clear();
         self.ready.clear();
@@ -197,7 +198,13 @@ impl Room {
         let finished_rated = record.results.as_ref().is_some_and(|r| r.rated);
         // A finished game's replay is built once, now, off the bots' pool.
         let finished_game = record.finished.then_some(record.game_id);
-        if let Err(error) = self.context.db.record_command(record, &self.lease).await {
+        let writing = std::time::Instant::now();
+        let written = self.context.db.record_command(record, &self.lease).await;
+        crate::metrics::db_write(writing.elapsed());
+        if finished_game.is_some() && written.is_ok() {
+            crate::metrics::game_finished(self.setup.preset.id());
+        }
+        if let Err(error) = written {
             // Not stored means not accepted: the game goes back to where it was.
             if let Some(running) = self.game.as_mut() {
                 running.game = before;

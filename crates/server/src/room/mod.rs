@@ -98,6 +98,8 @@ pub enum RoomMsg {
         conn: ConnId,
         request: Box<Request>,
         id: Option<u64>,
+        /// When this node read the frame (the shot-to-update histogram).
+        at: std::time::Instant,
     },
 }
 

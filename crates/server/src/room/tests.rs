@@ -114,6 +114,7 @@ impl Actor {
             conn,
             request: Box::new(request),
             id: None,
+            at: std::time::Instant::now(),
         })
         .await;
     }

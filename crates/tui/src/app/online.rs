@@ -131,6 +131,14 @@ impl App {
                 }));
             }
             NetEvent::Closed(reason) => {
+                if self.let_go(&reason) {
+                    return;
+                }
+                if reason == net::CloseReason::SignedOut {
+                    self.session_ended();
+                }
+                let banned = reason == net::CloseReason::Banned;
+                let signed_out = reason == net::CloseReason::SignedOut;
                 let reason = reason.words(self.lang());
                 let Some(Play {
                     source: Source::Remote(remote),
@@ -142,6 +150,17 @@ impl App {
                 // Try again, waiting 1, 2, 4, 8 and then 10 seconds; the game
                 // waits on the server and the token gets the seat back.
                 remote.connected = false;
+                if banned {
+                    // Banned: no reconnection (it would be refused again).
+                    remote.retry_at = None;
+                    return self.warn(self.lang().t("tui.banned"));
+                }
+                if signed_out {
+                    // At once, as a new guest; the notice says why.
+                    remote.attempts = 0;
+                    remote.retry_at = Some(std::time::Instant::now());
+                    return;
+                }
                 remote.attempts += 1;
                 let wait = (1u64 << (remote.attempts - 1).min(4)).min(10);
                 remote.retry_at =
@@ -204,7 +223,9 @@ impl App {
             }
         }
         match frame {
-            ServerFrame::Welcome { token, .. } => {
+            ServerFrame::Welcome {
+                token, username, ..
+            } => {
                 if let Some(Play {
                     source: Source::Remote(remote),
                     ..
@@ -213,10 +234,26 @@ impl App {
                     remote.attempts = 0;
                 }
                 self.form.online = true;
-                self.after_welcome();
+                if !self.welcomed_as(username) {
+                    self.after_welcome();
+                    self.tell_signed_in();
+                }
                 if !self.store_token(Some(&token)) {
                     self.warn(self.lang().t("tui.token_not_kept"));
                 }
+            }
+            ServerFrame::LinkCode {
+                code,
+                expires_in_ms,
+            } => self.login_code(code, expires_in_ms),
+            ServerFrame::SignedIn { token, username } => self.signed_in(&token, username),
+            ServerFrame::Account(info) => self.account_info(*info),
+            ServerFrame::Error(error)
+                if error.request.as_deref() == Some("link_request")
+                    && error.code == broadside_protocol::codes::LINK_CODE_INVALID
+                    && self.login.is_some() =>
+            {
+                self.login_expired();
             }
             ServerFrame::Room { room } => {
                 let started = room.started;
@@ -455,6 +492,14 @@ impl App {
         let token = std::fs::read_to_string(path).ok()?;
         let token = token.trim();
         (!token.is_empty()).then(|| token.to_string())
+    }
+
+    /// Forgets this terminal's token (its session ended elsewhere): the next
+    /// `hello` makes a new guest.
+    pub(super) fn forget_token(&self) {
+        if let Some(slot) = self.token_slot.as_ref() {
+            let _ = std::fs::remove_file(&slot.path);
+        }
     }
 
     /// Keeps the token for the next connection; false if it could not be written.

@@ -3,6 +3,7 @@
 //! Everything here reads the app's state and the seat's view; nothing here
 //! changes them.
 
+mod account;
 mod board;
 mod help;
 mod lobby;
@@ -22,6 +23,7 @@ use ratatui::widgets::{Clear, Paragraph, Widget};
 use crate::app::{App, Screen};
 use crate::i18n::Lang;
 
+use account::{account_lines, draw_login};
 use help::draw_keys;
 use lobby::{draw_leaderboard, draw_lobby, draw_matching};
 use menu::{draw_form, draw_menu, draw_my_games};
@@ -47,6 +49,24 @@ impl Widget for &App {
         ])
         .areas(area);
         let keys = |hints: &[&str]| fit_keys(lang, hints, area.width);
+        // The online start screens say who is signed in, above the rest.
+        let body = match self.screen {
+            Screen::NewGame | Screen::MyGames if self.online() => {
+                let mut lines = account_lines(self, body.width as usize);
+                if lines.is_empty() {
+                    body
+                } else {
+                    lines.insert(0, Line::from(""));
+                    let height = (lines.len() as u16).min(body.height);
+                    let [above, rest] =
+                        Layout::vertical([Constraint::Length(height), Constraint::Min(0)])
+                            .areas(body);
+                    Paragraph::new(lines).render(above, buf);
+                    rest
+                }
+            }
+            _ => body,
+        };
         let (title, keys) = match self.screen {
             Screen::Menu => {
                 draw_menu(self, body, buf);
@@ -116,6 +136,13 @@ impl Widget for &App {
                 (
                     titled(lang, "leaderboard"),
                     keys(&["tui.hint.preset", "tui.hint.scroll", "tui.hint.back"]),
+                )
+            }
+            Screen::Login => {
+                draw_login(self, body, buf);
+                (
+                    titled(lang, "tui.login.title"),
+                    keys(&["tui.hint.new_code"]),
                 )
             }
             Screen::Lobby => {
