@@ -492,13 +492,19 @@ async fn requests_until(
 ) -> Vec<(usize, Value)> {
     use futures_util::StreamExt;
     let mut requests = Vec::new();
+    // Every message seen, for the failure's text: this test has timed out
+    // on loaded machines (once in several clean runs) without saying where.
+    let mut others = Vec::new();
     loop {
-        let message = tokio::time::timeout(Duration::from_secs(10), seen.next())
+        let message = tokio::time::timeout(Duration::from_secs(30), seen.next())
             .await
-            .expect("a request crosses the bus")
+            .unwrap_or_else(|_| {
+                panic!("no request crossed the bus in 30 s; seen: requests {requests:?}, other ops {others:?}")
+            })
             .expect("the subscription lasts");
         let op: Value = serde_json::from_slice(&message.payload).expect("requests are JSON");
         if op["op"] != "request" {
+            others.push(op["op"].clone());
             continue;
         }
         let frame: Value = serde_json::from_str(op["text"].as_str().expect("a frame's text"))
