@@ -395,6 +395,143 @@ async fn a_node_stopped_gracefully_hands_its_rooms_over_at_once() {
     eprintln!("graceful hand-over: {took:?}");
 }
 
+/// A port P with P+1..P+3 free too: scripts/cluster.sh puts its balancer on
+/// P and its nodes on the ports after it.
+fn four_free_ports() -> u16 {
+    loop {
+        let port = free_port();
+        if port < 65000
+            && (1..=3).all(|i| std::net::TcpListener::bind(("127.0.0.1", port + i)).is_ok())
+        {
+            return port;
+        }
+    }
+}
+
+/// A rolling deploy at CI scale: scripts/cluster.sh runs three nodes behind
+/// nginx, `broadside-lab load --resume` plays 100 games through it, and
+/// `scripts/cluster.sh roll` restarts every node in turn (SIGTERM, drain,
+/// hand-over, start, ready). No game is aborted and no acknowledged shot is
+/// lost; the longest a shot waited for its answer is printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolling_deploy_of_three_nodes_loses_no_game_and_no_shot() {
+    let _serial = SERIAL.lock().await;
+    const GAMES: usize = 100;
+    let db = FreshDb::new("roll");
+    let logs = tempfile::tempdir().expect("a temp dir can be made");
+    let logs_dir = logs.path().to_str().expect("a UTF-8 path").to_string();
+    let port = four_free_ports();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/cluster.sh");
+    let mut cluster = Command::new(&script)
+        .env("BROADSIDE_BIN", binary())
+        .args(["--nodes", "3", "--port", &port.to_string()])
+        .args(["--db", &db.url, "--bus", &nats_url(), "--logs", &logs_dir])
+        .args(["--", "--trusted-proxy", "127.0.0.1", "--drain-ms", "1000"])
+        .args([
+            "--lease-secs",
+            &LEASE_SECS.to_string(),
+            "--bot-delay-ms",
+            "0",
+        ])
+        .args(["--busy-lag-ms", "0"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("scripts/cluster.sh starts");
+    let mut first = String::new();
+    BufReader::new(cluster.stdout.take().expect("stdout is piped"))
+        .read_line(&mut first)
+        .expect("the cluster says it runs");
+    assert!(first.starts_with("Broadside cluster"), "{first:?}");
+    let mut load = Command::new(lab_binary())
+        .args(["load", "--addr", &format!("127.0.0.1:{port}")])
+        .args(["--games", &GAMES.to_string(), "--seconds", "25"])
+        .args([
+            "--bot-percent",
+            "0",
+            "--pace-ms",
+            "1000",
+            "--resume",
+            "--json",
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("broadside-lab load starts");
+    let load_err = load.stderr.take().expect("stderr is piped");
+    let measuring = Arc::new(Mutex::new(Vec::new()));
+    {
+        let measuring = measuring.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(load_err).lines().map_while(Result::ok) {
+                measuring.lock().unwrap().push(line);
+            }
+        });
+    }
+    let waited = Instant::now();
+    while !measuring
+        .lock()
+        .unwrap()
+        .iter()
+        .any(|l| l.contains("measure"))
+    {
+        assert!(
+            waited.elapsed() < Duration::from_secs(60),
+            "the load never got going"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let rolled = Instant::now();
+    let roll = tokio::task::spawn_blocking({
+        let script = script.clone();
+        let logs_dir = logs_dir.clone();
+        move || {
+            Command::new(script)
+                .args(["roll", "--logs", &logs_dir])
+                .output()
+        }
+    })
+    .await
+    .expect("the wait does not panic")
+    .expect("scripts/cluster.sh roll runs");
+    let roll_took = rolled.elapsed();
+    let roll_out = format!(
+        "{}{}",
+        String::from_utf8_lossy(&roll.stdout),
+        String::from_utf8_lossy(&roll.stderr)
+    );
+    assert!(roll.status.success(), "the roll: {roll_out}");
+    assert!(roll_out.contains("rolled every node"), "{roll_out}");
+    let output = tokio::task::spawn_blocking(move || load.wait_with_output())
+        .await
+        .expect("the wait does not panic")
+        .expect("broadside-lab load ends");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or("{}"))
+        .unwrap_or_else(|_| panic!("a JSON report: {stdout} {:?}", measuring.lock().unwrap()));
+    eprintln!("rolling deploy in {roll_took:?}: {roll_out}report: {report}");
+    // SIGTERM stops the nodes and nginx (the script's own trap).
+    // SAFETY: kill(2) on our own child's pid has no memory effects.
+    unsafe { libc::kill(cluster.id() as i32, libc::SIGTERM) };
+    let _ = tokio::task::spawn_blocking(move || cluster.wait()).await;
+    assert!(output.status.success(), "broadside-lab load: {report}");
+    assert!(
+        roll_took < Duration::from_secs(23),
+        "the roll ended within the load's window: {roll_took:?}"
+    );
+    assert_eq!(report["games"], GAMES, "no game aborted: {report}");
+    assert_eq!(report["lost_acknowledged"], 0, "{report}");
+    assert!(
+        report["resumed"].as_u64().unwrap_or(0) > 0,
+        "games moved: {report}"
+    );
+    assert!(
+        report["acknowledged"].as_u64().unwrap_or(0) > 500,
+        "{report}"
+    );
+}
+
 /// A node told to stop with a drain time says "not ready" at once (a load
 /// balancer stops sending it people), goes on serving through the drain, and
 /// then hands its rooms over: the game goes on on the other node.

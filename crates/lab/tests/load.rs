@@ -70,6 +70,10 @@ fn serve(name: &str) -> Server {
             "127.0.0.1:0",
             "--bot-delay-ms",
             "0",
+            // The load of these tests must not be turned away as overload
+            // (busy has its own tests in the server's suite).
+            "--busy-lag-ms",
+            "0",
             "--db",
         ])
         .arg(dir.join("db.sqlite"))
