@@ -196,6 +196,13 @@ function onError(frame) {
     send({ type: "join_room", code, as: "spectator" });
     return;
   }
+  if (frame.request === "quick_match") {
+    // Refused (busy, rate_limited…): nobody is waiting in the queue, so the
+    // waiting screen must not stay; the toast says why.
+    S.matching = null;
+  }
+  // A join refused because the server is busy: the invitation stays to try again.
+  if (frame.code === "busy") S.pendingJoin = null;
   // Whether the toast is about the screen that comes next.
   let next = false;
   if ((frame.code === "room_not_found" || frame.code === "not_allowed") && S.pendingJoin) {

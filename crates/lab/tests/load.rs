@@ -183,6 +183,21 @@ fn ten_games_run_over_fifteen_connections_without_errors() {
         "{report}"
     );
     assert!(report["client_cpu_seconds"].as_f64().is_some(), "{report}");
+    // The server's CPU per shot, and where it went by thread: the async
+    // workers are among them.
+    assert!(
+        report["server_cpu_ms_per_shot"]
+            .as_f64()
+            .is_some_and(|ms| ms >= 0.0),
+        "{report}"
+    );
+    let threads = report["server_cpu_by_thread"]
+        .as_object()
+        .expect("the server's threads are read");
+    assert!(
+        threads.keys().any(|name| name.starts_with("tokio")),
+        "{report}"
+    );
     // No probe, no attack: their fields are there, empty.
     assert_eq!(report["pings"], 0, "{report}");
     assert!(report["ping_p99_ms"].is_null(), "{report}");

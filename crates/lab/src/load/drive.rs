@@ -16,7 +16,9 @@ use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 use super::attack::attack_task;
 use super::game::game_task;
 use super::probe::probe_task;
-use super::process::{find_listener, own_cpu_seconds, process_cpu_seconds, rss_mib};
+use super::process::{
+    find_listener, own_cpu_seconds, process_cpu_seconds, rss_mib, threads_cpu_seconds,
+};
 use super::report::{self, Measured};
 use super::shared::Shared;
 use super::{
@@ -172,6 +174,7 @@ pub(super) async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u
     shared.measuring.store(true, Ordering::Relaxed);
     window_tx.send_replace(Some((window_start, window_end)));
     let server_cpu_start = server_pid.and_then(process_cpu_seconds);
+    let threads_start = server_pid.and_then(threads_cpu_seconds);
     let client_cpu_start = own_cpu_seconds();
     let mut rss_max = server_pid.and_then(rss_mib);
     let mut tick = window_start + Duration::from_secs(1);
@@ -194,10 +197,27 @@ pub(super) async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u
     if let Some(rss) = server_rss {
         rss_max = Some(rss_max.map_or(rss, |max: f64| max.max(rss)));
     }
-    let server_cpu = server_pid
+    let server_cpu_exact = server_pid
         .and_then(process_cpu_seconds)
         .zip(server_cpu_start)
-        .map(|(end, start)| round1(end - start));
+        .map(|(end, start)| end - start);
+    let server_cpu = server_cpu_exact.map(round1);
+    // Milliseconds of server CPU per shot fired in the window, and the
+    // window's CPU seconds by server thread (threads that ended are missing).
+    let server_cpu_ms_per_shot = server_cpu_exact
+        .filter(|_| shots > 0)
+        .map(|cpu| (cpu * 1000.0 / shots as f64 * 1000.0).round() / 1000.0);
+    let server_threads = server_pid
+        .and_then(threads_cpu_seconds)
+        .zip(threads_start)
+        .map(|(end, start)| {
+            end.into_iter()
+                .map(|(name, seconds)| {
+                    let before = start.get(&name).copied().unwrap_or(0.0);
+                    (name, round1(seconds - before))
+                })
+                .collect::<std::collections::BTreeMap<_, _>>()
+        });
     let client_cpu = own_cpu_seconds()
         .zip(client_cpu_start)
         .map(|(end, start)| round1(end - start));
@@ -246,6 +266,8 @@ pub(super) async fn drive(args: LoadArgs, addr: SocketAddr, file_limit: Option<u
         server_rss,
         rss_max,
         server_cpu,
+        server_cpu_ms_per_shot,
+        server_threads,
         client_cpu,
         client_rss,
         extra_connections,

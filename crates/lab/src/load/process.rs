@@ -120,9 +120,55 @@ pub(crate) fn process_cpu_seconds(pid: u32) -> Option<f64> {
     (per_second > 0).then(|| ticks / per_second as f64)
 }
 
+/// The CPU seconds of each of a process's threads, summed by the thread's
+/// name without its trailing digits and dashes (`tokio-runtime-w`,
+/// `broadside-cpu`, …): where the server spends its time.
+pub(crate) fn threads_cpu_seconds(pid: u32) -> Option<std::collections::BTreeMap<String, f64>> {
+    let mut by_name = std::collections::BTreeMap::new();
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()? {
+        let Ok(task) = task else { continue };
+        let Some(tid) = task
+            .file_name()
+            .to_str()
+            .and_then(|t| t.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(comm) = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/comm")) else {
+            continue;
+        };
+        let name = comm
+            .trim()
+            .trim_end_matches(|c: char| c.is_ascii_digit() || c == '-')
+            .to_string();
+        let Some(seconds) = thread_cpu_seconds(pid, tid) else {
+            continue;
+        };
+        *by_name.entry(name).or_insert(0.0) += seconds;
+    }
+    Some(by_name)
+}
+
+fn thread_cpu_seconds(pid: u32, tid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/task/{tid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    // SAFETY: sysconf only reads a configuration value.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (per_second > 0).then(|| ticks / per_second as f64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn this_process_threads_cpu_is_read_by_name() {
+        let threads = threads_cpu_seconds(std::process::id()).expect("/proc is readable");
+        assert!(!threads.is_empty());
+        assert!(threads.values().all(|&s| s >= 0.0));
+    }
 
     #[test]
     fn proc_net_tcp_addresses_are_read_in_kernel_order() {

@@ -25,6 +25,10 @@ pub(super) struct Measured {
     pub(super) rss_max: Option<f64>,
     /// CPU seconds over the window.
     pub(super) server_cpu: Option<f64>,
+    /// The server's CPU milliseconds per shot over the window.
+    pub(super) server_cpu_ms_per_shot: Option<f64>,
+    /// The server's CPU seconds over the window by thread name.
+    pub(super) server_threads: Option<std::collections::BTreeMap<String, f64>>,
     pub(super) client_cpu: Option<f64>,
     pub(super) client_rss: Option<f64>,
     pub(super) extra_connections: usize,
@@ -52,6 +56,8 @@ pub(super) fn print(args: &LoadArgs, shared: &Shared, measured: &Measured) {
         server_rss,
         rss_max,
         server_cpu,
+        server_cpu_ms_per_shot,
+        ref server_threads,
         client_cpu,
         client_rss,
         extra_connections,
@@ -68,7 +74,7 @@ pub(super) fn print(args: &LoadArgs, shared: &Shared, measured: &Measured) {
         .unwrap_or_else(|e| e.into_inner())
         .clone();
     let shots_per_second = round1(shots as f64 / seconds);
-    let report = json!({
+    let mut report = json!({
         "games": games_running,
         "games_requested": games,
         "connections": connections_open,
@@ -110,6 +116,9 @@ pub(super) fn print(args: &LoadArgs, shared: &Shared, measured: &Measured) {
         "expensive_kinds": shared.expensive_kinds.lock().unwrap_or_else(|e| e.into_inner()).clone(),
         "expensive_last_answer_seconds": expensive_last,
     });
+    // (Apart: one macro call of every field would pass json!'s recursion limit.)
+    report["server_cpu_ms_per_shot"] = json!(server_cpu_ms_per_shot);
+    report["server_cpu_by_thread"] = json!(server_threads);
     if args.json {
         println!("{report}");
     } else {
@@ -137,10 +146,11 @@ pub(super) fn print(args: &LoadArgs, shared: &Shared, measured: &Measured) {
         );
         match server_pid {
             Some(pid) => println!(
-                "server (pid {pid}): RSS {} MiB at the end, {} MiB at most; CPU {} s",
+                "server (pid {pid}): RSS {} MiB at the end, {} MiB at most; CPU {} s ({} ms a shot)",
                 server_rss.map_or("-".to_string(), |v| format!("{v:.1}")),
                 rss_max.map_or("-".to_string(), |v| format!("{v:.1}")),
-                server_cpu.map_or("-".to_string(), |v| format!("{v:.1}"))
+                server_cpu.map_or("-".to_string(), |v| format!("{v:.1}")),
+                server_cpu_ms_per_shot.map_or("-".to_string(), |v| format!("{v:.3}"))
             ),
             None => println!("server process not found on this machine"),
         }
