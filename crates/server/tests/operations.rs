@@ -56,7 +56,18 @@ async fn metrics_count_a_game_and_pass_promtool_and_the_node_is_ready() {
     .await;
     ana.send(json!({"type": "start"})).await;
     play_to_end(&mut ana).await;
-    let text = metrics_text(&server).await;
+    // The room counts itself as finished once its actor is through with the
+    // last move (the replay is built first): the figures follow within moments.
+    let finished_room = "phase=\"finished\",preset=\"classic\"";
+    let asked = std::time::Instant::now();
+    let text = loop {
+        let text = metrics_text(&server).await;
+        let counted = sample(&text, "broadside_rooms", finished_room).unwrap_or(0.0) >= 1.0;
+        if counted || asked.elapsed() > Duration::from_secs(10) {
+            break text;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
 
     for (name, labels) in [
         ("broadside_games_started_total", "preset=\"classic\""),
@@ -67,7 +78,7 @@ async fn metrics_count_a_game_and_pass_promtool_and_the_node_is_ready() {
         ("broadside_db_write_seconds_count", ""),
         // (The recorder is the process's: other tests' rooms are counted
         // too, so the label names this test's preset as well.)
-        ("broadside_rooms", "phase=\"finished\",preset=\"classic\""),
+        ("broadside_rooms", finished_room),
     ] {
         let value =
             sample(&text, name, labels).unwrap_or_else(|| panic!("{name}{{{labels}}} in\n{text}"));
