@@ -175,60 +175,32 @@ async fn a_soak_behind_nginx_loses_nothing_when_a_node_dies() {
     let mut nodes: Vec<Node> = (0..3).map(start).collect();
     let balancer = Balancer::start(&ports);
     let views = tempfile::NamedTempFile::new().expect("a temp file can be made");
-    let mut load = Command::new(lab_binary())
-        .args(["load", "--addr", &format!("127.0.0.1:{}", balancer.port)])
-        .args([
-            "--games",
-            &GAMES.to_string(),
-            "--seconds",
-            "20",
-            "--bot-percent",
-            "0",
-        ])
-        .args(["--pace-ms", "1000", "--resume", "--json", "--final-views"])
-        .arg(views.path())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("broadside-lab load starts");
-    let load_err = load.stderr.take().expect("stderr is piped");
-    let measuring = Arc::new(Mutex::new(Vec::new()));
-    {
-        let measuring = measuring.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(load_err).lines().map_while(Result::ok) {
-                measuring.lock().unwrap().push(line);
-            }
-        });
-    }
+    let load = Load::start(&[
+        "--addr",
+        &format!("127.0.0.1:{}", balancer.port),
+        "--games",
+        &GAMES.to_string(),
+        "--seconds",
+        "20",
+        "--bot-percent",
+        "0",
+        "--pace-ms",
+        "1000",
+        "--resume",
+        "--json",
+        "--final-views",
+        views.path().to_str().expect("a UTF-8 path"),
+    ]);
     // Into the measured window (the ramp of 600 connections takes ~2 s),
     // then node 2 dies, and comes back a few seconds later.
-    let ramp_over = Instant::now();
-    while !measuring
-        .lock()
-        .unwrap()
-        .iter()
-        .any(|l| l.contains("measure"))
-    {
-        assert!(
-            ramp_over.elapsed() < Duration::from_secs(60),
-            "the load never got going"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    load.measuring().await;
     tokio::time::sleep(Duration::from_secs(4)).await;
     nodes[1].kill();
     tokio::time::sleep(Duration::from_secs(LEASE_SECS + 2)).await;
     nodes[1] = start(1);
-    let output = tokio::task::spawn_blocking(move || load.wait_with_output())
-        .await
-        .expect("the wait does not panic")
-        .expect("broadside-lab load ends");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or("{}"))
-        .unwrap_or_else(|_| panic!("a JSON report: {stdout} {:?}", measuring.lock().unwrap()));
+    let (succeeded, report) = load.report().await;
     eprintln!("soak report: {report}");
-    assert!(output.status.success(), "broadside-lab load: {report}");
+    assert!(succeeded, "broadside-lab load: {report}");
     assert_eq!(report["lost_acknowledged"], 0, "{report}");
     assert!(
         report["resumed"].as_u64().unwrap_or(0) > 0,
@@ -395,6 +367,68 @@ async fn a_node_stopped_gracefully_hands_its_rooms_over_at_once() {
     eprintln!("graceful hand-over: {took:?}");
 }
 
+/// A `broadside-lab load` run beside a test: its progress lines (stderr)
+/// are collected as they come, its JSON report read at the end.
+struct Load {
+    child: std::process::Child,
+    progress: Arc<Mutex<Vec<String>>>,
+}
+
+impl Load {
+    fn start(args: &[&str]) -> Load {
+        let mut child = Command::new(lab_binary())
+            .arg("load")
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("broadside-lab load starts");
+        let stderr = child.stderr.take().expect("stderr is piped");
+        let progress = Arc::new(Mutex::new(Vec::new()));
+        {
+            let progress = progress.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                    progress.lock().unwrap().push(line);
+                }
+            });
+        }
+        Load { child, progress }
+    }
+
+    /// Waits (at most a minute) until every game runs and the measured
+    /// window has begun.
+    async fn measuring(&self) {
+        let waited = Instant::now();
+        while !self
+            .progress
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|l| l.contains("measure"))
+        {
+            assert!(
+                waited.elapsed() < Duration::from_secs(60),
+                "the load never got going"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// Waits for the end: whether the run succeeded, and its JSON report.
+    async fn report(self) -> (bool, Value) {
+        let Load { child, progress } = self;
+        let output = tokio::task::spawn_blocking(move || child.wait_with_output())
+            .await
+            .expect("the wait does not panic")
+            .expect("broadside-lab load ends");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let report = serde_json::from_str(stdout.lines().last().unwrap_or("{}"))
+            .unwrap_or_else(|_| panic!("a JSON report: {stdout} {:?}", progress.lock().unwrap()));
+        (output.status.success(), report)
+    }
+}
+
 /// A port P with P+1..P+3 free too: scripts/cluster.sh puts its balancer on
 /// P and its nodes on the ports after it.
 fn four_free_ports() -> u16 {
@@ -443,44 +477,21 @@ async fn a_rolling_deploy_of_three_nodes_loses_no_game_and_no_shot() {
         .read_line(&mut first)
         .expect("the cluster says it runs");
     assert!(first.starts_with("Broadside cluster"), "{first:?}");
-    let mut load = Command::new(lab_binary())
-        .args(["load", "--addr", &format!("127.0.0.1:{port}")])
-        .args(["--games", &GAMES.to_string(), "--seconds", "25"])
-        .args([
-            "--bot-percent",
-            "0",
-            "--pace-ms",
-            "1000",
-            "--resume",
-            "--json",
-        ])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("broadside-lab load starts");
-    let load_err = load.stderr.take().expect("stderr is piped");
-    let measuring = Arc::new(Mutex::new(Vec::new()));
-    {
-        let measuring = measuring.clone();
-        std::thread::spawn(move || {
-            for line in BufReader::new(load_err).lines().map_while(Result::ok) {
-                measuring.lock().unwrap().push(line);
-            }
-        });
-    }
-    let waited = Instant::now();
-    while !measuring
-        .lock()
-        .unwrap()
-        .iter()
-        .any(|l| l.contains("measure"))
-    {
-        assert!(
-            waited.elapsed() < Duration::from_secs(60),
-            "the load never got going"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let load = Load::start(&[
+        "--addr",
+        &format!("127.0.0.1:{port}"),
+        "--games",
+        &GAMES.to_string(),
+        "--seconds",
+        "25",
+        "--bot-percent",
+        "0",
+        "--pace-ms",
+        "1000",
+        "--resume",
+        "--json",
+    ]);
+    load.measuring().await;
     tokio::time::sleep(Duration::from_secs(2)).await;
     let rolled = Instant::now();
     let roll = tokio::task::spawn_blocking({
@@ -503,19 +514,13 @@ async fn a_rolling_deploy_of_three_nodes_loses_no_game_and_no_shot() {
     );
     assert!(roll.status.success(), "the roll: {roll_out}");
     assert!(roll_out.contains("rolled every node"), "{roll_out}");
-    let output = tokio::task::spawn_blocking(move || load.wait_with_output())
-        .await
-        .expect("the wait does not panic")
-        .expect("broadside-lab load ends");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let report: Value = serde_json::from_str(stdout.lines().last().unwrap_or("{}"))
-        .unwrap_or_else(|_| panic!("a JSON report: {stdout} {:?}", measuring.lock().unwrap()));
+    let (succeeded, report) = load.report().await;
     eprintln!("rolling deploy in {roll_took:?}: {roll_out}report: {report}");
     // SIGTERM stops the nodes and nginx (the script's own trap).
     // SAFETY: kill(2) on our own child's pid has no memory effects.
     unsafe { libc::kill(cluster.id() as i32, libc::SIGTERM) };
     let _ = tokio::task::spawn_blocking(move || cluster.wait()).await;
-    assert!(output.status.success(), "broadside-lab load: {report}");
+    assert!(succeeded, "broadside-lab load: {report}");
     assert!(
         roll_took < Duration::from_secs(23),
         "the roll ended within the load's window: {roll_took:?}"
