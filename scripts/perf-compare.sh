@@ -72,8 +72,8 @@ echo "perf-compare: reference workload after: $ref_after s" >&2
 echo "Reference workload ($ref_games classic games of the density bot, one thread): $ref_before s before, $ref_after s after."
 echo "Load average (1, 5, 15 min) at the end: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) cores."
 echo
-echo "| server | round | games | connections | shots/s | p50 ms | p99 ms | max ms | errors | server CPU s | server RSS MiB (max) |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| server | round | games | connections | shots/s | p50 ms | p99 ms | max ms | errors | server CPU s | CPU ms per shot | server RSS MiB (max) |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 while IFS= read -r line; do
-  echo "| $(field server "$line" | tr -d '"') | $(field round "$line") | $(field games "$line")/$(field games_requested "$line") | $(field connections "$line") | $(field shots_per_second "$line") | $(field p50_ms "$line") | $(field p99_ms "$line") | $(field max_ms "$line") | $(field errors "$line") | $(field server_cpu_seconds "$line") | $(field server_rss_max_mib "$line") |"
+  echo "| $(field server "$line" | tr -d '"') | $(field round "$line") | $(field games "$line")/$(field games_requested "$line") | $(field connections "$line") | $(field shots_per_second "$line") | $(field p50_ms "$line") | $(field p99_ms "$line") | $(field max_ms "$line") | $(field errors "$line") | $(field server_cpu_seconds "$line") | $(field server_cpu_ms_per_shot "$line") | $(field server_rss_max_mib "$line") |"
 done <"$out"

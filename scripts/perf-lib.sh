@@ -35,14 +35,19 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # Starts a fresh server on a free loopback port (port 0: the system picks it)
-# and sets $addr from the address it prints.
+# and sets $addr from the address it prints. PERF_SERVER_FLAGS adds flags; by
+# default the server never refuses as busy (`--busy-lag-ms 0`), so that a run
+# past the knee measures latency rather than refusals (the overload run sets
+# its own threshold).
 start_server() {
   local name="$1"
   rm -f "$work"/db.sqlite*
   : >"$work/server-$name.log"
+  # shellcheck disable=SC2086 # the flags are words
   "$bin" serve --addr 127.0.0.1:0 --db "$work/db.sqlite" \
     --max-connections 19000 --max-per-address 1000 \
     --rooms-per-minute 100000 --room-burst 100000 \
+    ${PERF_SERVER_FLAGS:---busy-lag-ms 0} \
     >"$work/server-$name.log" 2>&1 &
   server_pid=$!
   addr=""

@@ -9,6 +9,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { before, after } from "node:test";
 import { chromium } from "playwright-core";
+import { ViewCopy } from "../../web/js/change.js";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const repoRoot = path.resolve(here, "..", "..");
@@ -481,7 +482,22 @@ async function fireVolley(page) {
 export function recordFrames(page) {
   const frames = [];
   page.on("websocket", (ws) => {
-    ws.on("framereceived", ({ payload }) => frames.push(typeof payload === "string" ? payload : payload.toString()));
+    // A `change` frame is recorded as the whole `state` it makes, built with
+    // the page's own module (web/js/change.js) from this socket's frames, so
+    // that the checks read whole views (docs/protocol.md, "State and change").
+    const copy = new ViewCopy();
+    ws.on("framereceived", ({ payload }) => {
+      const raw = typeof payload === "string" ? payload : payload.toString();
+      let frame = null;
+      try {
+        frame = JSON.parse(raw);
+      } catch {
+        frames.push(raw);
+        return;
+      }
+      const state = frame.type === "state" || frame.type === "change" ? copy.receive(frame) : null;
+      frames.push(state && frame.type === "change" ? JSON.stringify(state) : raw);
+    });
   });
   return frames;
 }

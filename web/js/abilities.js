@@ -2,7 +2,7 @@
 // cover (asked of the server with preview_action), and the reserve's cells.
 
 import { plural, t } from "./i18n.js";
-import { h } from "./dom.js";
+import { h, on } from "./dom.js";
 import { gridKeys } from "./board.js";
 import { render } from "./hooks.js";
 import { send } from "./link.js";
@@ -196,7 +196,7 @@ export function armReservePicker(element) {
   element.classList.add("reserve-picker");
   const first = grid.querySelector(".cell");
   if (first) first.tabIndex = 0;
-  grid.addEventListener("click", (e) => {
+  on(grid, "click", (e) => {
     const cell = e.target.closest(".cell");
     if (cell) toggleReserveCell(Number(cell.dataset.col), Number(cell.dataset.row));
   });

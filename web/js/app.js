@@ -1,19 +1,20 @@
-// Broadside in the browser: the entry of the page. It starts the link, hands
-// the server's frames to the modules that keep them, routes between the
-// screens (home, lobby, shop, placement, battle, end, replay, leaderboard) and
-// draws the page. No module imports this one: they redraw and go home through
-// hooks.js, which this module fills at start-up.
+// Broadside in the browser: the entry of the page. It starts the link and the
+// store (state.js), whose update is here: the server's frames and the other
+// messages go through `dispatch` to the modules that keep them. It routes
+// between the screens (home, lobby, shop, placement, battle, end, replay,
+// leaderboard) and draws the page. No module imports this one: they redraw
+// and go home through hooks.js, which this module fills at start-up.
 //
 // The server is authoritative. This client renders the view frames it receives
 // and sends intents; it never decides what is legal (placement previews ask the
 // server with check_layout, shots are refused by the server with an error code).
 
 import { errorText, initialLanguage, language, setLanguage, t } from "./i18n.js";
-import { h } from "./dom.js";
+import { h, patch } from "./dom.js";
 import { nicknameProblem } from "./nickname.js";
 import { areas, onActionArea } from "./abilities.js";
 import { onAccountError, onAccountFrame, onWelcome, renderAccount, sessionEnded } from "./account.js";
-import { renderBattle } from "./battle.js";
+import { renderBattle, updateBattle } from "./battle.js";
 import { chatRead, chatShown } from "./chat.js";
 import { rematchNoteText, renderEnd } from "./end.js";
 import { onState } from "./game.js";
@@ -24,13 +25,13 @@ import { connect, getLink, send } from "./link.js";
 import { renderLobby, renderStarting } from "./lobby.js";
 import { banned, moderationOpen, onBanned, onModerationError, onModerationFrame, onModerationWelcome, renderBanned, renderModeration } from "./moderation.js";
 import { announce, showingScreen, toast } from "./notify.js";
-import { renderPlacement, resetPlacement } from "./placement.js";
+import { renderPlacement, resetPlacement, updatePlacement } from "./placement.js";
 import { askOpenRooms, leaderboardFromHash, onLeaderboard, onMatchError, onMatchFrame, onOpenRooms, openLeaderboard, renderLeaderboard, renderMatching, resumeMatching } from "./public.js";
 import { closeReplay, openReplay, renderReplay, replayIdFromPath } from "./replay.js";
 import { codeFromPath, knownRooms, onRoom, rejoin } from "./room.js";
 import { renderRules } from "./rulebook.js";
 import { renderShop, resetShop } from "./shop.js";
-import { NICK_KEY, S, mySeat } from "./state.js";
+import { NICK_KEY, S, dispatch, mySeat, redraw, startStore } from "./state.js";
 import { showOwnBlock } from "./view.js";
 
 const app = document.getElementById("app");
@@ -38,43 +39,34 @@ const app = document.getElementById("app");
 // The tests reach the page's link through this module (newcomer.test.js).
 export { getLink };
 
-// A redraw replaces the page's elements: one that lands between a press and
-// its release would take the pressed button away, and the click with it. So a
-// redraw that a frame or the link's status brings waits, while a pointer is
-// pressed, until its release has clicked (not during a drag, whose preview
-// follows the game, nor for longer than a slow long-press).
-const HELD_REDRAW_MS = 1500;
-let pressedAt = null;
-let redrawOnRelease = false;
-
-function released() {
-  if (pressedAt === null) return;
-  pressedAt = null;
-  // The click of this release is dispatched before the timeout runs.
-  setTimeout(() => {
-    if (redrawOnRelease && pressedAt === null) {
-      redrawOnRelease = false;
-      render();
-    }
-  }, 0);
-}
-
-window.addEventListener("pointerdown", () => (pressedAt = Date.now()), true);
-for (const event of ["pointerup", "pointercancel"]) window.addEventListener(event, released, true);
-// The window itself losing focus (not an element of the page) ends a press too.
-window.addEventListener("blur", (event) => event.target === window && released());
-
-/** Redraws for news from the server, unless a press would lose its click. */
-function renderNews() {
-  const held = pressedAt !== null && Date.now() - pressedAt < HELD_REDRAW_MS;
-  if (held && !document.body.classList.contains("dragging")) {
-    redrawOnRelease = true;
-    return;
+/**
+ * The update of the store (state.js): what each message changes in S, and
+ * whether the page is to be drawn again (false when nothing it shows changed).
+ */
+function update(message) {
+  switch (message.type) {
+    case "frame":
+      return onFrame(message.frame);
+    case "status":
+      // A banned person's link is down and stays down (header.js: "net_banned").
+      S.status = message.status === "offline" && banned() ? "banned" : message.status;
+      return true;
+    case "home":
+      leaveForHome();
+      return true;
+    case "navigate":
+      onNavigate();
+      return true;
+    case "placement":
+      return updatePlacement(message);
+    case "battle":
+      return updateBattle(message);
+    default:
+      return false;
   }
-  redrawOnRelease = false;
-  render();
 }
 
+/** A frame from the server. */
 function onFrame(frame) {
   switch (frame.type) {
     case "welcome":
@@ -110,7 +102,7 @@ function onFrame(frame) {
       break;
     case "left":
     case "pong":
-      return;
+      return false;
     case "games":
       S.myGames = frame.games || [];
       break;
@@ -123,9 +115,8 @@ function onFrame(frame) {
       onMatchFrame(frame);
       break;
     case "open_rooms":
-      // Redrawn in place: a full redraw every few seconds would disturb typing.
       onOpenRooms(frame);
-      return;
+      break;
     case "leaderboard":
       onLeaderboard(frame);
       break;
@@ -143,15 +134,16 @@ function onFrame(frame) {
       onModerationFrame(frame);
       break;
     case "action_area":
+      // abilities.js asks for a redraw when the area is on show.
       onActionArea(frame);
-      return;
+      return false;
     case "error":
       onError(frame);
       break;
     default:
       break;
   }
-  renderNews();
+  return true;
 }
 
 function onError(frame) {
@@ -219,7 +211,7 @@ function onError(frame) {
 }
 
 /** Leaves the room (or the page on show) for the home page. */
-function goHome() {
+function leaveForHome() {
   if (S.room) send({ type: "leave" });
   closeReplay();
   if (S.invite) {
@@ -241,7 +233,6 @@ function goHome() {
   document.title = t("app_name");
   send({ type: "my_games" });
   send({ type: "history" });
-  render();
   askOpenRooms();
 }
 
@@ -253,11 +244,13 @@ function screenKey() {
   return `${S.room.code}:${S.room.started && S.view ? S.view.phase : "lobby"}`;
 }
 
-/** Draws the page from the state: the header, the screen on show and the rules if open. */
+/**
+ * Draws the page from the state: the header, the screen on show and the rules
+ * if open. The page's elements are patched (dom.js), not replaced: what has
+ * the focus, a scrolled box and a pressed button stay what they are. A screen
+ * is keyed by screenKey, so another screen is drawn afresh.
+ */
 function render() {
-  const active = document.activeElement;
-  const activeId = active?.id;
-  const activeCell = active?.classList?.contains("cell") ? { board: active.closest(".board")?.dataset.board, col: active.dataset.col, row: active.dataset.row } : null;
   let screen;
   // Banned by the operators: the notice says so, in place of any screen.
   if (banned()) screen = renderBanned();
@@ -276,18 +269,19 @@ function render() {
   const dragging = document.body.classList.contains("dragging") ? " dragging" : "";
   document.body.className = `${phaseClass} preset-${preset}${dragging}`;
   app.dataset.states = String(S.states || 0);
-  // Wide seas scroll sideways on small screens: a redraw keeps where they were.
-  const scrolled = new Map([...app.querySelectorAll(".board-scroll")].map((el) => [el.dataset.scroll, el.scrollLeft]));
-  app.replaceChildren(renderHeader(), screen, S.rulesOpen ? renderRules() : h("span"), S.accountOpen ? renderAccount() : h("span"), moderationOpen() ? renderModeration() : h("span"));
-  const newScreen = showingScreen(screenKey());
-  for (const el of app.querySelectorAll(".board-scroll")) {
-    if (scrolled.has(el.dataset.scroll)) el.scrollLeft = scrolled.get(el.dataset.scroll);
-    else if (el.dataset.scroll === "placement") showOwnBlock(el);
+  const key = screenKey();
+  screen.patchKey = `screen:${key}`;
+  patch(app, [renderHeader(), screen, S.rulesOpen ? renderRules() : h("span"), S.accountOpen ? renderAccount() : h("span"), moderationOpen() ? renderModeration() : h("span")]);
+  const newScreen = showingScreen(key);
+  // Placement on a wide sea starts with the own block in view; later
+  // redraws keep the box, and where it was scrolled to.
+  for (const el of app.querySelectorAll('.board-scroll[data-scroll="placement"]')) {
+    if (el.ownBlockShown) continue;
+    el.ownBlockShown = true;
+    showOwnBlock(el);
   }
-  // Keep keyboard focus where it was across the re-render. The focus never
-  // scrolls: the page keeps its place, and a redraw of the end screen (the
-  // history's answer, a rematch offer) must not scroll down to the cell last
-  // fired at.
+  // The focus never scrolls: the page keeps its place, and a redraw of the
+  // end screen (the history's answer, a rematch offer) must not scroll down.
   const endScreen = S.room && S.view?.phase === "finished" && !S.replay && !banned();
   if (newScreen && banned()) {
     // The ban notice is read first.
@@ -295,24 +289,14 @@ function render() {
   } else if (newScreen && endScreen) {
     // The game is over: the title says how, and a screen reader reads it first.
     document.getElementById("end-title")?.focus({ preventScroll: true });
-  } else if (activeCell && activeCell.board !== undefined) {
-    const again = app.querySelector(`.board[data-board="${activeCell.board}"] .cell[data-col="${activeCell.col}"][data-row="${activeCell.row}"]`);
-    // Only a cell that takes clicks takes the focus back (the end's boards do not).
-    if (again && again.tagName === "BUTTON") {
-      again.tabIndex = 0;
-      again.focus({ preventScroll: true });
-    }
-  } else if (activeId) {
-    const again = document.getElementById(activeId);
-    if (again && again !== document.activeElement) again.focus({ preventScroll: true });
   }
   // Every screen starts at its top (its title, the room code and the invite
   // link), wherever the last one was scrolled to.
   if (newScreen) window.scrollTo(0, 0);
 }
 
-window.addEventListener("popstate", () => {
-  // Back and forward move between the pages the address names.
+/** Back or forward in the browser's history: the page the address names. */
+function onNavigate() {
   const replayId = replayIdFromPath();
   if (replayId !== null) {
     if (S.replay?.id !== replayId) openReplay(replayId);
@@ -324,15 +308,17 @@ window.addEventListener("popstate", () => {
     openLeaderboard(board);
     return;
   }
-  if (!codeFromPath() && S.room) goHome();
+  if (!codeFromPath() && S.room) leaveForHome();
   else {
     S.page = "home";
-    render();
     askOpenRooms();
   }
-});
+}
 
-registerHooks({ render, goHome });
+window.addEventListener("popstate", () => dispatch({ type: "navigate" }));
+
+startStore({ update, render });
+registerHooks({ render: redraw, goHome: () => dispatch({ type: "home" }) });
 
 async function main() {
   await setLanguage(initialLanguage(), false);
@@ -346,14 +332,10 @@ async function main() {
   const link = connect({
     nickname: S.nickname,
     lang: language(),
-    onFrame,
+    onFrame: (frame) => dispatch({ type: "frame", frame }),
     onSessionEnded: sessionEnded,
     onBanned,
-    onStatus: (status) => {
-      // A banned person's link is down and stays down (header.js: "net_banned").
-      S.status = status === "offline" && banned() ? "banned" : status;
-      renderNews();
-    },
+    onStatus: (status) => dispatch({ type: "status", status }),
   });
   const replayId = replayIdFromPath();
   const board = leaderboardFromHash();

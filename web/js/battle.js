@@ -1,8 +1,12 @@
 // The battle screen: the turn banner, the boards (the opponents' to fire at,
 // the own one), firing, and the side panel with the log, the fleets and the chat.
+//
+// A person's choices here are messages ({ type: "battle", change, … }) for the
+// store's dispatch (state.js); `updateBattle` carries them out when app.js's
+// update hands them on. The area under the pointer is drawn in place.
 
 import { plural, t } from "./i18n.js";
-import { h } from "./dom.js";
+import { h, on } from "./dom.js";
 import { boardScroller, buildBoard, buildShip, cellLabel, gridKeys, hullMap } from "./board.js";
 import { areaOf, armReservePicker, buildAction, specialsBar } from "./abilities.js";
 import { banner, screenHeading } from "./banner.js";
@@ -13,7 +17,7 @@ import { personButton } from "./moderation.js";
 import { announce, toast } from "./notify.js";
 import { ratingChip } from "./public.js";
 import { actionKey, renderRoundSummary, salvoComplete, salvoCount, salvoKeys, salvoNeed, salvoTotals, submitSalvo, toggleSalvoCell } from "./salvo.js";
-import { S, label, mySeat, rules, seatName, shipTypeName } from "./state.js";
+import { S, dispatch, label, mySeat, rules, seatName, shipTypeName } from "./state.js";
 import { blockIndexAt, blockTitle, boardMark, cellIsTarget, decorateBlocks, isMate, isShared, isSpace, looksTargetable, myTurn, ownBoardIndex, perVolley, seaSize } from "./view.js";
 
 function fleetStatus() {
@@ -69,11 +73,7 @@ export function renderSide() {
           id: `tab-${id}`,
           "aria-selected": String(S.sideTab === id),
           class: S.sideTab === id ? "active" : "",
-          onclick: () => {
-            S.sideTab = id;
-            if (id === "chat") S.unreadChat = 0;
-            render();
-          },
+          onclick: () => change("side_tab", { tab: id }),
         },
         t(`tab_${id}`),
         id === "chat" && S.unreadChat && S.sideTab !== "chat" ? h("span", { class: "unread" }, String(S.unreadChat)) : null,
@@ -104,6 +104,49 @@ function freshCells(board) {
   return fresh;
 }
 
+/** A message about the battle, for the store's dispatch (`fields` has no `type` of its own). */
+function change(name, fields = {}) {
+  dispatch({ ...fields, type: "battle", change: name });
+}
+
+/**
+ * What a battle message changes in the store; true when the page is to be
+ * drawn again (the rest is drawn in place).
+ */
+export function updateBattle(message) {
+  switch (message.change) {
+    case "side_tab":
+      S.sideTab = message.tab;
+      if (message.tab === "chat") S.unreadChat = 0;
+      return true;
+    case "sea_tab":
+      S.tab = message.board;
+      return true;
+    case "hover":
+      S.hover = message.at;
+      return false;
+    case "cursor":
+      S.cursor = message.at;
+      return false;
+    case "turn_area":
+      // R turns a bombard's line or the laser's entry while aiming.
+      if (S.special === "bombard") S.bombardAxis = S.bombardAxis === "row" ? "column" : "row";
+      else if (S.special === "laser") S.laserEnd = S.laserEnd === "top" ? "bottom" : "top";
+      return false;
+    case "fire":
+      S.cursor = { board: message.board, col: message.col, row: message.row };
+      fireAt(message.board, message.col, message.row);
+      return false;
+    case "volley":
+      send({ type: "command", command: { cmd: "volley", cells: S.volley } });
+      S.volley = [];
+      return false;
+    default:
+      return false;
+  }
+}
+
+/** A cell picked on an opponent's waters: a shot, a cell of a volley or salvo, or where an ability goes. */
 function fireAt(board, col, row) {
   if (!myTurn()) {
     toast(t("err.not_your_turn"), "error");
@@ -148,11 +191,6 @@ function volleySize() {
   return S.view.legal_targets?.shots_in_turn ?? 0;
 }
 
-function submitVolley() {
-  send({ type: "command", command: { cmd: "volley", cells: S.volley } });
-  S.volley = [];
-}
-
 function renderTargetBoard(board, interactive) {
   const view = S.view;
   const size = seaSize(board.index);
@@ -186,8 +224,9 @@ function renderTargetBoard(board, interactive) {
   if (first) first.tabIndex = 0;
   if (focusCell) focusCell.classList.add("cursor");
 
-  const preview = (col, row) => {
-    S.hover = { board: board.index, col, row };
+  // The area under the pointer is drawn on the grid the page shows: this
+  // render's while it is built, the live one (the event's) afterwards.
+  const preview = (grid, col, row) => {
     for (const el of grid.querySelectorAll(".area:not(.area-set)")) el.classList.remove("area", "laser-end");
     if (!S.special) return;
     const cells = areaOf(buildAction(S.special, board.index, col, row)) || [];
@@ -213,53 +252,51 @@ function renderTargetBoard(board, interactive) {
       info.classList.toggle("bad", !target && !S.special);
     }
   };
-  grid.addEventListener("pointerover", (e) => {
+  on(grid, "pointerover", (e) => {
     const cell = e.target.closest(".cell");
     if (!cell) return;
     const col = Number(cell.dataset.col);
     const row = Number(cell.dataset.row);
+    change("hover", { at: { board: board.index, col, row } });
     describe(col, row);
-    preview(col, row);
+    preview(e.currentTarget, col, row);
   });
-  grid.addEventListener("pointerleave", () => {
-    S.hover = null;
-    for (const el of grid.querySelectorAll(".area:not(.area-set)")) el.classList.remove("area", "laser-end");
+  on(grid, "pointerleave", (e) => {
+    change("hover", { at: null });
+    for (const el of e.currentTarget.querySelectorAll(".area:not(.area-set)")) el.classList.remove("area", "laser-end");
   });
   if (S.hover && S.hover.board === board.index) {
     // A redraw under a resting pointer (a frame, an area's answer) keeps its preview.
     const { col, row } = S.hover;
-    preview(col, row);
+    preview(grid, col, row);
     queueMicrotask(() => describe(col, row));
   }
-  grid.addEventListener("focusin", (e) => {
-    const cell = e.target.closest(".cell");
-    if (!cell) return;
-    describe(Number(cell.dataset.col), Number(cell.dataset.row));
-    preview(Number(cell.dataset.col), Number(cell.dataset.row));
-  });
-  grid.addEventListener("click", (e) => {
+  on(grid, "focusin", (e) => {
     const cell = e.target.closest(".cell");
     if (!cell) return;
     const col = Number(cell.dataset.col);
     const row = Number(cell.dataset.row);
-    S.cursor = { board: board.index, col, row };
-    fireAt(board.index, col, row);
+    change("hover", { at: { board: board.index, col, row } });
+    describe(col, row);
+    preview(e.currentTarget, col, row);
+  });
+  on(grid, "click", (e) => {
+    const cell = e.target.closest(".cell");
+    if (!cell) return;
+    change("fire", { board: board.index, col: Number(cell.dataset.col), row: Number(cell.dataset.row) });
   });
   gridKeys(grid, size, {
-    move: (col, row) => {
-      S.cursor = { board: board.index, col, row };
+    move: (col, row, live) => {
+      change("cursor", { at: { board: board.index, col, row } });
+      change("hover", { at: { board: board.index, col, row } });
       describe(col, row);
-      preview(col, row);
+      preview(live, col, row);
     },
-    pick: (col, row) => {
-      S.cursor = { board: board.index, col, row };
-      fireAt(board.index, col, row);
-    },
+    pick: (col, row) => change("fire", { board: board.index, col, row }),
     other: (e, col, row) => {
       if ((e.key === "r" || e.key === "R") && (S.special === "bombard" || S.special === "laser")) {
-        if (S.special === "bombard") S.bombardAxis = S.bombardAxis === "row" ? "column" : "row";
-        else S.laserEnd = S.laserEnd === "top" ? "bottom" : "top";
-        preview(col, row);
+        change("turn_area");
+        preview(e.currentTarget, col, row);
       }
     },
   });
@@ -383,10 +420,7 @@ function tabBar(boards) {
           class: `sea-tab ${S.tab === b.index ? "active" : ""} ${mate ? "mate" : ""} ${seat?.alive ? "" : "out"}`,
           "aria-selected": String(S.tab === b.index),
           dataset: { board: String(b.index) },
-          onclick: () => {
-            S.tab = b.index;
-            render();
-          },
+          onclick: () => change("sea_tab", { board: b.index }),
         },
         h("span", { "aria-hidden": "true" }, mate ? "🤝 " : seat?.alive ? "🎯 " : "✝ "),
         seatName(b.index),
@@ -463,7 +497,7 @@ export function renderBattle() {
     actions.push(
       h(
         "button",
-        { class: "button primary big", type: "button", id: "fire-volley", disabled: S.volley.length !== volleySize(), onclick: submitVolley },
+        { class: "button primary big", type: "button", id: "fire-volley", disabled: S.volley.length !== volleySize(), onclick: () => change("volley") },
         `💥 ${t("fire_volley", { n: S.volley.length, total: volleySize() })}`,
       ),
     );

@@ -2,6 +2,7 @@
 // Only geometry and presentation live here; what is legal is asked of the server.
 
 import { t } from "./i18n.js";
+import { on } from "./dom.js";
 
 /** Letters of a 0-based index: A…Z, then AA, AB, … (docs/rules.md R-1.2). */
 export function letters(index) {
@@ -198,10 +199,13 @@ const ARROWS = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], Arrow
 /**
  * Keyboard play on an interactive grid (UI.md "Access"): the arrows move a
  * visible cursor (one cell holds the tab stop), Enter or Space picks the cell;
- * `move(col,row)` and `pick(col,row)` are told, other keys go to `other`.
+ * `move(col,row,grid)` and `pick(col,row)` are told, other keys go to
+ * `other`. The grid on the page is the event's (a redraw may have kept the
+ * live one rather than `grid`).
  */
 export function gridKeys(grid, size, { move, pick, other }) {
-  grid.addEventListener("keydown", (e) => {
+  on(grid, "keydown", (e) => {
+    const live = e.currentTarget;
     const cell = e.target.closest(".cell");
     if (!cell) return;
     let col = Number(cell.dataset.col);
@@ -210,8 +214,8 @@ export function gridKeys(grid, size, { move, pick, other }) {
       e.preventDefault();
       col = Math.max(0, Math.min(size.cols - 1, col + ARROWS[e.key][0]));
       row = Math.max(0, Math.min(size.rows - 1, row + ARROWS[e.key][1]));
-      moveCursor(grid, col, row);
-      move?.(col, row);
+      moveCursor(live, col, row);
+      move?.(col, row, live);
     } else if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
       pick(col, row);

@@ -81,10 +81,12 @@ export function renderChat(card) {
       class: "chat-form",
       onsubmit: (e) => {
         e.preventDefault();
-        const text = input.value.trim();
+        // The field on the page: a redraw keeps the live one, not this render's.
+        const field = e.currentTarget.querySelector("#chat-input");
+        const text = field.value.trim();
         if (!text) return;
         send({ type: "chat", text });
-        input.value = "";
+        field.value = "";
         S.keepChatFocus = true;
       },
     },
@@ -94,7 +96,8 @@ export function renderChat(card) {
   const box = h("div", { class: "chat" }, abortedNote(), list, hint, form);
   markChatRead();
   requestAnimationFrame(() => {
-    list.scrollTop = list.scrollHeight;
+    // The list on the page by then, which a redraw may have kept rather than this one.
+    for (const shown of document.querySelectorAll(".chat-list")) shown.scrollTop = shown.scrollHeight;
     if (S.keepChatFocus) {
       document.getElementById("chat-input")?.focus();
       S.keepChatFocus = false;

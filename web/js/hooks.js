@@ -9,7 +9,7 @@ export function registerHooks(entry) {
   Object.assign(hooks, entry);
 }
 
-/** Draws the page again from the state (S). */
+/** Draws the page again from the state (S): after the message being handled, if one is (state.js). */
 export function render() {
   hooks.render();
 }

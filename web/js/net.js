@@ -6,6 +6,8 @@
 // A person the operators banned (close code 4006) is not reconnected at once:
 // the link tries again once a minute, or when asked (retryNow).
 
+import { ViewCopy } from "./change.js";
+
 const TOKEN_KEY = "broadside.token";
 
 /** How long a banned person's link waits before it tries again. */
@@ -41,6 +43,9 @@ export class Link {
     // echoes the id on the answer or on the error that refuses the question).
     this.questions = new Map();
     this.nextQuestion = 1;
+    // The view of the room's game as the last `state` or `change` left it:
+    // a `change` is handed on as the `state` it makes of this copy.
+    this.copy = new ViewCopy();
   }
 
   get token() {
@@ -51,6 +56,8 @@ export class Link {
     const scheme = location.protocol === "https:" ? "wss" : "ws";
     const socket = new WebSocket(`${scheme}://${location.host}/ws`);
     this.socket = socket;
+    // A new connection starts from the whole view its join is sent.
+    this.copy.clear();
     this.onStatus("connecting");
     // Whether this socket already said hello again after a refusal.
     let retried = false;
@@ -82,6 +89,20 @@ export class Link {
         for (const queued of waiting) this.send(queued);
         return;
       }
+      if (frame.type === "state" || frame.type === "change") {
+        const state = this.copy.receive(frame);
+        // A change that does not follow the last frame: the whole view is
+        // asked for again, and the changes until it arrives are dropped.
+        if (state === null) {
+          if (!this.copy.resyncing && socket.readyState === WebSocket.OPEN) {
+            this.copy.resyncing = true;
+            socket.send(JSON.stringify({ type: "resync" }));
+          }
+          return;
+        }
+        frame = state;
+      }
+      if (frame.type === "left") this.copy.clear();
       if (frame.type === "layout_check" || frame.type === "layout") {
         this.answer(frame.id, frame);
         return;

@@ -4,48 +4,164 @@
 //
 // Whether a position is legal is always asked of the server (check_layout);
 // the client only draws what the answer says.
+//
+// The screen's state is the store's (S.placement, state.js). The handlers
+// below read it and send messages ({ type: "placement", change, … }) that
+// `updatePlacement` carries out when app.js's update hands them on; only
+// the pointer's way across the page (the ghost, the lit cells under it) is
+// drawn in place, between two renders.
 
 import { banner, screenHeading } from "./banner.js";
-import { render } from "./hooks.js";
 import { getLink, send } from "./link.js";
 import { announce, toast } from "./notify.js";
-import { S, label, mySeat, rules, seatName as nameOf, shipTypeName } from "./state.js";
+import { S, dispatch, label, mySeat, newPlacement, rules, seatName as nameOf, shipTypeName } from "./state.js";
 import { decorateBlocks, isShared, ownBoardIndex, seaSize } from "./view.js";
 import { t, plural, errorText } from "./i18n.js";
 import { buildBoard, buildShip, rotatedCells, hullMap, boardScroller } from "./board.js";
-import { h } from "./dom.js";
+import { h, on } from "./dom.js";
 
 const LONG_PRESS_MS = 550;
 
-/** Local, unsent layout: fleet index → { type, at, rot }. */
-let placed = new Map();
-let selected = null;
-let drag = null;
-let carry = null; // keyboard carrying: { index, rot, at }
-let hint = null; // { ok, text }
-let sending = false;
-const answers = new Map();
-/**
- * What the board shows of the ship in hand (dragged, or carried with the
- * keyboard): the lit cells and the hint under the board. A redraw while the
- * ship is held (a frame from the server: someone got ready) draws them again,
- * so the preview does not vanish under the pointer.
- */
-let inHand = null;
+const P = S.placement;
+
+/** A message about placement, for the store's dispatch (`fields` has no `type` of its own). */
+function change(name, fields = {}) {
+  dispatch({ ...fields, type: "placement", change: name });
+}
 
 export function resetPlacement() {
-  placed = new Map();
-  selected = null;
-  drag = null;
-  carry = null;
-  hint = null;
-  sending = false;
-  answers.clear();
-  inHand = null;
+  // The preview's count goes on, so that no answer asked before is taken for a later one.
+  Object.assign(P, newPlacement(), { previewSerial: P.previewSerial + 1 });
+}
+
+/**
+ * What a placement message changes in the store; true when the page is to
+ * be drawn again (the rest is drawn in place, or not at all).
+ */
+export function updatePlacement(message) {
+  switch (message.change) {
+    case "answer":
+      P.answers.set(message.key, message.answer);
+      return false;
+    case "in_hand":
+      P.inHand = { ...P.inHand, ...message.shown };
+      return false;
+    case "preview_asked":
+      P.previewSerial += 1;
+      return false;
+    case "placed": {
+      const { index, ship, at, rot, previous, answer } = message;
+      if (answer?.ok) {
+        P.placed.set(index, { type: ship, at, rot });
+        P.selected = index;
+        P.hint = { ok: true, text: t("placed_ship", { ship: shipTypeName(ship), cell: label(at) }) };
+      } else {
+        if (previous) P.placed.set(index, previous);
+        else P.placed.delete(index);
+        P.hint = { ok: false, text: reasonOf(answer) };
+      }
+      announce(P.hint.text);
+      return true;
+    }
+    case "rotated": {
+      const current = P.placed.get(message.index);
+      if (message.answer?.ok && current) {
+        P.placed.set(message.index, { ...current, rot: message.rot });
+        P.hint = { ok: true, text: t("rotated") };
+      } else {
+        P.hint = { ok: false, text: reasonOf(message.answer) };
+      }
+      announce(P.hint.text);
+      return true;
+    }
+    case "random":
+      P.placed = message.layout;
+      P.selected = null;
+      P.hint = { ok: true, text: t("random_done") };
+      announce(P.hint.text);
+      return true;
+    case "select":
+      P.selected = message.index;
+      if (message.hint !== undefined) P.hint = message.hint;
+      return true;
+    case "dock_turn":
+      P.dockRot.set(message.index, message.rot);
+      return true;
+    case "clear":
+      P.placed = new Map();
+      P.selected = null;
+      P.hint = null;
+      return true;
+    case "sending":
+      P.sending = message.sending;
+      return false;
+    case "drag_start":
+      P.drag = message.drag;
+      P.inHand = null;
+      return false;
+    case "drag_move": {
+      const drag = P.drag;
+      drag.lastX = message.x;
+      drag.lastY = message.y;
+      if (drag.moved || !message.moved) return false;
+      drag.moved = true;
+      // Picking a placed ship up takes it off the board while it moves.
+      if (!drag.previous) return false;
+      P.placed.delete(drag.index);
+      return true;
+    }
+    case "drag_aim":
+      P.drag.at = message.at;
+      return false;
+    case "drag_turn":
+      Object.assign(P.drag, { rot: message.rot, grab: message.grab, at: null });
+      return false;
+    case "drag_end":
+      P.drag = null;
+      P.previewSerial += 1;
+      return false;
+    case "dock_rot_kept":
+      P.dockRot.set(message.index, message.rot);
+      return false;
+    case "dropped_outside":
+      // Dropped beside the board: the ship goes back to the dock.
+      P.placed.delete(message.index);
+      P.selected = null;
+      P.hint = message.previous ? { ok: true, text: t("back_to_dock") } : null;
+      return true;
+    case "put_back":
+      if (message.previous) P.placed.set(message.index, message.previous);
+      return true;
+    case "carry_start": {
+      const current = P.placed.get(message.index);
+      P.inHand = null;
+      P.carry = {
+        index: message.index,
+        rot: current ? current.rot : P.dockRot.get(message.index) || 0,
+        at: current ? [...current.at] : message.origin,
+        previous: current || null,
+      };
+      P.placed.delete(message.index);
+      P.hint = { ok: true, text: t("carry_help") };
+      announce(t("carry_help"));
+      return true;
+    }
+    case "carry": {
+      // Moved or turned (the ship in hand is drawn in place), set down (null), or taken up again.
+      P.carry = message.carry && { ...P.carry, ...message.carry };
+      return false;
+    }
+    case "carry_cancel":
+      if (P.carry?.previous) P.placed.set(P.carry.index, P.carry.previous);
+      P.carry = null;
+      return true;
+    default:
+      return false;
+  }
 }
 
 function holding() {
-  return Boolean(drag?.moved || carry);
+  return Boolean(P.drag?.moved || P.carry);
 }
 
 function fleet() {
@@ -73,15 +189,15 @@ function cellsOf(ship, at, rot) {
 }
 
 function layoutWithout(index) {
-  return [...placed.entries()].filter(([i]) => i !== index).map(([, p]) => ({ type: p.type, at: p.at, rot: p.rot }));
+  return [...P.placed.entries()].filter(([i]) => i !== index).map(([, p]) => ({ type: p.type, at: p.at, rot: p.rot }));
 }
 
 /** Asks the server about a layout, remembering answers so a drag does not repeat questions. */
 async function check(layout) {
   const key = JSON.stringify(layout);
-  if (answers.has(key)) return answers.get(key);
+  if (P.answers.has(key)) return P.answers.get(key);
   const answer = await getLink().checkLayout(layout);
-  if (answer) answers.set(key, answer);
+  if (answer) change("answer", { key, answer });
   return answer;
 }
 
@@ -97,31 +213,16 @@ function boardGrid() {
   return document.querySelector(".placement-board .grid");
 }
 
-function clearPreview() {
-  const grid = boardGrid();
-  if (!grid) return;
-  for (const el of grid.querySelectorAll(".pv")) {
-    el.classList.remove("pv", "pv-ok", "pv-bad", "pv-wait");
-    el.removeAttribute("title");
-  }
-  const info = document.getElementById("place-hint");
-  if (info && hint) {
-    info.textContent = hint.text;
-    info.className = `place-hint ${hint.ok ? "ok" : "bad"}`;
-  }
-}
-
-let previewSerial = 0;
-
 /** Lights the cells a ship would cover and asks the server whether it may lie there. */
 async function preview(index, at, rot) {
   const ship = fleet()[index];
   const cells = cellsOf(ship, at, rot);
-  const serial = ++previewSerial;
+  change("preview_asked");
+  const serial = P.previewSerial;
   paint(cells, "pv-wait", t("checking"));
   const layout = [...layoutWithout(index), { type: ship.id, at, rot }];
   const answer = await check(layout);
-  if (serial !== previewSerial) return answer;
+  if (serial !== P.previewSerial) return answer;
   paint(cells, answer?.ok ? "pv-ok" : "pv-bad", reasonOf(answer));
   tell(`${label(at)} · ${reasonOf(answer)}`, `place-hint ${answer?.ok ? "ok" : "bad"}`);
   return answer;
@@ -129,7 +230,7 @@ async function preview(index, at, rot) {
 
 /** The hint under the board about the ship in hand. */
 function tell(text, className) {
-  inHand = { ...inHand, text, className };
+  change("in_hand", { shown: { text, className } });
   const info = document.getElementById("place-hint");
   if (info) {
     info.textContent = text;
@@ -137,9 +238,14 @@ function tell(text, className) {
   }
 }
 
-function paint(cells, cls, title, grid = boardGrid()) {
-  inHand = { ...inHand, cells, cls, title };
-  if (!grid) return;
+/** Lights the cells of the ship in hand on the board on the page (and keeps them for a redraw). */
+function paint(cells, cls, title) {
+  change("in_hand", { shown: { cells, cls, title } });
+  const grid = boardGrid();
+  if (grid) light(grid, cells, cls, title);
+}
+
+function light(grid, cells, cls, title) {
   for (const el of grid.querySelectorAll(".pv")) {
     el.classList.remove("pv", "pv-ok", "pv-bad", "pv-wait");
     el.removeAttribute("title");
@@ -157,23 +263,12 @@ function paint(cells, cls, title, grid = boardGrid()) {
 async function tryPlace(index, at, rot, previous) {
   const ship = fleet()[index];
   const answer = await check([...layoutWithout(index), { type: ship.id, at, rot }]);
-  if (answer?.ok) {
-    placed.set(index, { type: ship.id, at, rot });
-    selected = index;
-    hint = { ok: true, text: t("placed_ship", { ship: shipTypeName(ship.id), cell: label(at) }) };
-    announce(hint.text);
-  } else {
-    if (previous) placed.set(index, previous);
-    else placed.delete(index);
-    hint = { ok: false, text: reasonOf(answer) };
-    announce(hint.text);
-  }
-  render();
+  change("placed", { index, ship: ship.id, at, rot, previous, answer });
   return answer?.ok;
 }
 
 async function rotatePlaced(index) {
-  const current = placed.get(index);
+  const current = P.placed.get(index);
   if (!current) return;
   const ship = fleet()[index];
   // A line of one cell looks the same in every rotation.
@@ -183,20 +278,13 @@ async function rotatePlaced(index) {
     const sameShape = JSON.stringify(rotatedCells(ship.cells, rot)) === JSON.stringify(rotatedCells(ship.cells, current.rot));
     if (sameShape) continue;
     const answer = await check([...layoutWithout(index), { type: ship.id, at: current.at, rot }]);
-    if (answer?.ok) {
-      placed.set(index, { ...current, rot });
-      hint = { ok: true, text: t("rotated") };
-    } else {
-      hint = { ok: false, text: reasonOf(answer) };
-    }
-    break;
+    change("rotated", { index, rot, answer });
+    return;
   }
-  announce(hint.text);
-  render();
 }
 
 async function randomRest() {
-  const fixed = [...placed.values()].map((p) => ({ type: p.type, at: p.at, rot: p.rot }));
+  const fixed = [...P.placed.values()].map((p) => ({ type: p.type, at: p.at, rot: p.rot }));
   const ships = await getLink().randomLayout(fixed);
   if (!ships) {
     toast(t("random_failed"), "error");
@@ -206,7 +294,7 @@ async function randomRest() {
   const next = new Map();
   const free = fleet().map((s) => s.index);
   const remaining = [...ships];
-  for (const [index, p] of placed) {
+  for (const [index, p] of P.placed) {
     const k = remaining.findIndex((s) => s.type === p.type && s.at[0] === p.at[0] && s.at[1] === p.at[1] && s.rot === p.rot);
     if (k >= 0) {
       next.set(index, remaining.splice(k, 1)[0]);
@@ -219,43 +307,31 @@ async function randomRest() {
     next.set(free[k], { type: ship.type, at: ship.at, rot: ship.rot });
     free.splice(k, 1);
   }
-  placed = next;
-  selected = null;
-  hint = { ok: true, text: t("random_done") };
-  announce(hint.text);
-  render();
+  change("random", { layout: next });
 }
 
 function sendReady() {
-  if (placed.size !== fleet().length || sending) return;
-  sending = true;
-  const ships = [...placed.values()].map((p) => ({ type: p.type, at: p.at, rot: p.rot }));
+  if (P.placed.size !== fleet().length || P.sending) return;
+  change("sending", { sending: true });
+  const ships = [...P.placed.values()].map((p) => ({ type: p.type, at: p.at, rot: p.rot }));
   send({ type: "command", command: { cmd: "place", ships } });
-  setTimeout(() => {
-    sending = false;
-  }, 1500);
+  setTimeout(() => change("sending", { sending: false }), 1500);
 }
 
 function rotateAction() {
-  if (drag) {
+  if (P.drag) {
     rotateDrag();
-  } else if (carry) {
-    carry.rot = (carry.rot + 1) % 4;
-    preview(carry.index, carry.at, carry.rot);
-  } else if (selected !== null && placed.has(selected)) {
-    rotatePlaced(selected);
+  } else if (P.carry) {
+    change("carry", { carry: { rot: (P.carry.rot + 1) % 4 } });
+    preview(P.carry.index, P.carry.at, P.carry.rot);
+  } else if (P.selected !== null && P.placed.has(P.selected)) {
+    rotatePlaced(P.selected);
   } else {
     // Nothing picked: the next ship in the dock will come out turned.
-    const next = fleet().find((s) => !placed.has(s.index));
-    if (next) {
-      dockRot.set(next.index, ((dockRot.get(next.index) || 0) + 1) % 4);
-      render();
-    }
+    const next = fleet().find((s) => !P.placed.has(s.index));
+    if (next) change("dock_turn", { index: next.index, rot: ((P.dockRot.get(next.index) || 0) + 1) % 4 });
   }
 }
-
-/** Rotation a docked ship will have when dragged out. */
-const dockRot = new Map();
 
 // ------------------------------------------------------------ pointer dragging
 
@@ -272,13 +348,11 @@ function cellSizePx() {
 
 function startDrag(event, index, grab, fromBoard) {
   const ship = fleet()[index];
-  inHand = null;
-  const rot = fromBoard ? placed.get(index).rot : dockRot.get(index) || 0;
-  drag = {
+  const drag = {
     index,
-    rot,
+    rot: fromBoard ? P.placed.get(index).rot : P.dockRot.get(index) || 0,
     grab, // which cell of the (rotated) shape is under the pointer
-    previous: fromBoard ? placed.get(index) : null,
+    previous: fromBoard ? P.placed.get(index) : null,
     startX: event.clientX,
     startY: event.clientY,
     moved: false,
@@ -290,20 +364,21 @@ function startDrag(event, index, grab, fromBoard) {
   };
   if (event.pointerType === "touch" && fromBoard) {
     drag.longPress = setTimeout(() => {
-      if (drag && !drag.moved) {
-        const index = drag.index;
+      if (P.drag === drag && !drag.moved) {
         endDragQuietly();
-        selected = index;
+        change("select", { index });
         rotatePlaced(index);
       }
     }, LONG_PRESS_MS);
   }
+  change("drag_start", { drag });
   window.addEventListener("pointermove", onDragMove);
   window.addEventListener("pointerup", onDragEnd);
   window.addEventListener("pointercancel", onDragCancel);
 }
 
 function makeGhost() {
+  const drag = P.drag;
   const size = cellSizePx();
   const cells = rotatedCells(drag.ship.cells, drag.rot);
   const ghost = buildShip(cells, size);
@@ -314,6 +389,7 @@ function makeGhost() {
 }
 
 function positionGhost(x, y) {
+  const drag = P.drag;
   if (!drag?.ghost) return;
   const size = cellSizePx();
   drag.ghost.style.left = `${x - (drag.grab[0] + 0.5) * size}px`;
@@ -321,18 +397,14 @@ function positionGhost(x, y) {
 }
 
 function onDragMove(event) {
+  const drag = P.drag;
   if (!drag || event.pointerId !== drag.pointerId) return;
-  drag.lastX = event.clientX;
-  drag.lastY = event.clientY;
-  if (!drag.moved && Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) < 5) return;
-  if (!drag.moved) {
-    drag.moved = true;
+  const wasMoving = drag.moved;
+  const moved = wasMoving || Math.hypot(event.clientX - drag.startX, event.clientY - drag.startY) >= 5;
+  change("drag_move", { x: event.clientX, y: event.clientY, moved });
+  if (!moved) return;
+  if (!wasMoving) {
     clearTimeout(drag.longPress);
-    if (drag.previous) {
-      // Picking a placed ship up takes it off the board while it moves.
-      placed.delete(drag.index);
-      render();
-    }
     document.body.classList.add("dragging");
     makeGhost();
   }
@@ -341,75 +413,65 @@ function onDragMove(event) {
 }
 
 function updateDragTarget() {
+  const drag = P.drag;
   const under = cellUnder(drag.lastX, drag.lastY);
   if (!under) {
-    drag.at = null;
+    change("drag_aim", { at: null });
     paint([], "", "");
     tell(drag.previous ? t("drop_outside_returns") : t("drag_onto_board"), "place-hint");
     return;
   }
   const at = [under[0] - drag.grab[0], under[1] - drag.grab[1]];
   if (drag.at && drag.at[0] === at[0] && drag.at[1] === at[1]) return;
-  drag.at = at;
+  change("drag_aim", { at });
   preview(drag.index, at, drag.rot);
 }
 
 function rotateDrag() {
+  const drag = P.drag;
   const cells = rotatedCells(drag.ship.cells, drag.rot);
   const height = Math.max(...cells.map(([, y]) => y)) + 1;
   // The grabbed part turns with the ship so it stays under the pointer.
-  drag.grab = [height - 1 - drag.grab[1], drag.grab[0]];
-  drag.rot = (drag.rot + 1) % 4;
-  const turned = rotatedCells(drag.ship.cells, drag.rot);
+  const turnedGrab = [height - 1 - drag.grab[1], drag.grab[0]];
+  const rot = (drag.rot + 1) % 4;
+  const turned = rotatedCells(drag.ship.cells, rot);
   const width = Math.max(...turned.map(([x]) => x)) + 1;
   const newHeight = Math.max(...turned.map(([, y]) => y)) + 1;
-  drag.grab = [Math.min(drag.grab[0], width - 1), Math.min(drag.grab[1], newHeight - 1)];
+  change("drag_turn", { rot, grab: [Math.min(turnedGrab[0], width - 1), Math.min(turnedGrab[1], newHeight - 1)] });
   if (drag.ghost) {
     drag.ghost.remove();
     makeGhost();
   }
-  drag.at = null;
   if (drag.moved) updateDragTarget();
 }
 
 async function onDragEnd(event) {
-  if (!drag || event.pointerId !== drag.pointerId) return;
-  const current = drag;
+  const current = P.drag;
+  if (!current || event.pointerId !== current.pointerId) return;
   endDragQuietly();
   if (!current.moved) {
     // A click: select a placed ship (for ↻ Rotate and R) or a docked one.
-    selected = current.index;
-    if (current.previous) {
-      hint = { ok: true, text: t("selected_ship", { ship: shipTypeName(current.ship.id) }) };
-    } else {
-      hint = { ok: true, text: t("drag_onto_board") };
-    }
-    render();
+    const text = current.previous ? t("selected_ship", { ship: shipTypeName(current.ship.id) }) : t("drag_onto_board");
+    change("select", { index: current.index, hint: { ok: true, text } });
     return;
   }
   if (!current.at) {
-    // Dropped beside the board: the ship goes back to the dock.
-    placed.delete(current.index);
-    selected = null;
-    hint = current.previous ? { ok: true, text: t("back_to_dock") } : null;
-    render();
+    change("dropped_outside", { index: current.index, previous: current.previous });
     return;
   }
-  if (current.ship.cells.length > 0) {
-    dockRot.set(current.index, current.rot);
-  }
+  if (current.ship.cells.length > 0) change("dock_rot_kept", { index: current.index, rot: current.rot });
   await tryPlace(current.index, current.at, current.rot, current.previous);
 }
 
 function onDragCancel(event) {
-  if (!drag || event.pointerId !== drag.pointerId) return;
-  const current = drag;
+  const current = P.drag;
+  if (!current || event.pointerId !== current.pointerId) return;
   endDragQuietly();
-  if (current.previous) placed.set(current.index, current.previous);
-  render();
+  change("put_back", { index: current.index, previous: current.previous });
 }
 
 function endDragQuietly() {
+  const drag = P.drag;
   if (!drag) return;
   clearTimeout(drag.longPress);
   drag.ghost?.remove();
@@ -417,8 +479,7 @@ function endDragQuietly() {
   window.removeEventListener("pointermove", onDragMove);
   window.removeEventListener("pointerup", onDragEnd);
   window.removeEventListener("pointercancel", onDragCancel);
-  drag = null;
-  previewSerial += 1;
+  change("drag_end");
 }
 
 // ------------------------------------------------------------ keyboard carrying
@@ -430,42 +491,33 @@ function ownOrigin() {
 }
 
 function startCarry(index) {
-  const current = placed.get(index);
-  inHand = null;
-  carry = {
-    index,
-    rot: current ? current.rot : dockRot.get(index) || 0,
-    at: current ? [...current.at] : ownOrigin(),
-    previous: current || null,
-  };
-  placed.delete(index);
-  hint = { ok: true, text: t("carry_help") };
-  announce(t("carry_help"));
-  render();
-  preview(carry.index, carry.at, carry.rot);
+  change("carry_start", { index, origin: ownOrigin() });
+  preview(P.carry.index, P.carry.at, P.carry.rot);
   document.querySelector(".placement-board .grid")?.focus();
 }
 
 function onCarryKey(event) {
+  const carry = P.carry;
   if (!carry) return false;
   const size = seaSize(ownBoardIndex());
   const moves = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
   if (moves[event.key]) {
     event.preventDefault();
-    carry.at = [
+    const at = [
       Math.max(0, Math.min(size.cols - 1, carry.at[0] + moves[event.key][0])),
       Math.max(0, Math.min(size.rows - 1, carry.at[1] + moves[event.key][1])),
     ];
-    preview(carry.index, carry.at, carry.rot);
+    change("carry", { carry: { at } });
+    preview(carry.index, at, carry.rot);
     return true;
   }
   if (event.key === "Enter" || event.key === " ") {
     event.preventDefault();
-    const current = carry;
-    carry = null;
-    tryPlace(current.index, current.at, current.rot, current.previous).then((ok) => {
+    change("carry", { carry: null });
+    tryPlace(carry.index, carry.at, carry.rot, carry.previous).then((ok) => {
       if (!ok) {
-        carry = current;
+        // Refused: the ship stays in hand where it was, to be moved on.
+        change("carry", { carry });
         preview(carry.index, carry.at, carry.rot);
       }
     });
@@ -473,9 +525,7 @@ function onCarryKey(event) {
   }
   if (event.key === "Escape") {
     event.preventDefault();
-    if (carry.previous) placed.set(carry.index, carry.previous);
-    carry = null;
-    render();
+    change("carry_cancel");
     return true;
   }
   return false;
@@ -526,10 +576,10 @@ export function renderPlacement() {
   const ships = fleet();
   // What the board shows: placed ships as hulls.
   const shipAt = new Map();
-  for (const [index, p] of placed) {
+  for (const [index, p] of P.placed) {
     for (const [c, r] of cellsOf(ships[index], p.at, p.rot)) shipAt.set(`${c},${r}`, index);
   }
-  const hull = hullMap([...placed.entries()].map(([index, p]) => ({ cells: cellsOf(ships[index], p.at, p.rot) })));
+  const hull = hullMap([...P.placed.entries()].map(([index, p]) => ({ cells: cellsOf(ships[index], p.at, p.rot) })));
   const own = ownBoardIndex();
   const sharedRows = isShared() ? view.boards[own].rows : null;
   const board = buildBoard({
@@ -552,36 +602,36 @@ export function renderPlacement() {
       el.dataset.ship = String(index);
       el.tabIndex = 0;
       el.setAttribute("aria-label", `${el.dataset.label}, ${shipTypeName(ships[index].id)}`);
-      if (index === selected) el.classList.add("selected");
+      if (index === P.selected) el.classList.add("selected");
     }
   }
   const firstCell = grid.querySelector(".cell");
   if (firstCell && !grid.querySelector('.cell[tabindex="0"]')) firstCell.tabIndex = 0;
   // A redraw in the middle of a drag keeps the ship's preview.
-  const held = holding() && inHand;
-  if (held?.cells) paint(held.cells, held.cls, held.title, grid);
-  grid.addEventListener("contextmenu", (e) => {
+  const held = holding() && P.inHand;
+  if (held?.cells) light(grid, held.cells, held.cls, held.title);
+  on(grid, "contextmenu", (e) => {
     e.preventDefault();
     const cell = e.target.closest(".cell");
-    if (drag) return;
+    if (P.drag) return;
     const index = cell?.dataset.ship;
     if (index !== undefined) {
-      selected = Number(index);
+      change("select", { index: Number(index) });
       rotatePlaced(Number(index));
     }
   });
-  grid.addEventListener("pointerdown", (e) => {
+  on(grid, "pointerdown", (e) => {
     if (e.button !== 0) return;
     const cell = e.target.closest(".cell");
     const index = cell?.dataset.ship;
     if (index === undefined) return;
     e.preventDefault();
-    const p = placed.get(Number(index));
+    const p = P.placed.get(Number(index));
     startDrag(e, Number(index), [Number(cell.dataset.col) - p.at[0], Number(cell.dataset.row) - p.at[1]], true);
   });
-  grid.addEventListener("keydown", (e) => {
+  on(grid, "keydown", (e) => {
     const cell = e.target.closest(".cell");
-    if (carry || !cell) return;
+    if (P.carry || !cell) return;
     if ((e.key === "Enter" || e.key === " ") && cell.dataset.ship !== undefined) {
       e.preventDefault();
       startCarry(Number(cell.dataset.ship));
@@ -594,14 +644,14 @@ export function renderPlacement() {
     "div",
     { class: "dock", "aria-label": t("dock") },
     ships.map((ship) => {
-      const isPlaced = placed.has(ship.index);
-      const rot = dockRot.get(ship.index) || 0;
+      const isPlaced = P.placed.has(ship.index);
+      const rot = P.dockRot.get(ship.index) || 0;
       const shape = buildShip(rotatedCells(ship.cells, rot), size);
       const item = h(
         "button",
         {
           type: "button",
-          class: `dock-ship ${isPlaced ? "placed" : ""} ${selected === ship.index ? "selected" : ""}`,
+          class: `dock-ship ${isPlaced ? "placed" : ""} ${P.selected === ship.index ? "selected" : ""}`,
           dataset: { ship: String(ship.index), type: ship.id },
           disabled: isPlaced,
           "aria-label": `${shipTypeName(ship.id)} (${ship.cells.length})`,
@@ -611,13 +661,13 @@ export function renderPlacement() {
           },
           oncontextmenu: (e) => {
             e.preventDefault();
-            dockRot.set(ship.index, (rot + 1) % 4);
-            render();
+            change("dock_turn", { index: ship.index, rot: (rot + 1) % 4 });
           },
           onpointerdown: (e) => {
             if (e.button !== 0 || isPlaced) return;
             e.preventDefault();
-            const box = shape.getBoundingClientRect();
+            // The shape on the page (a redraw keeps the live one, not this render's).
+            const box = e.currentTarget.querySelector(".ship-shape").getBoundingClientRect();
             const gx = Math.max(0, Math.floor((e.clientX - box.left) / size));
             const gy = Math.max(0, Math.floor((e.clientY - box.top) / size));
             const cells = rotatedCells(ship.cells, rot);
@@ -632,7 +682,7 @@ export function renderPlacement() {
       return item;
     }),
   );
-  const complete = placed.size === ships.length;
+  const complete = P.placed.size === ships.length;
   const controls = h(
     "div",
     { class: "place-controls" },
@@ -644,17 +694,12 @@ export function renderPlacement() {
         class: "button ghost",
         type: "button",
         id: "clear",
-        disabled: placed.size === 0,
-        onclick: () => {
-          placed = new Map();
-          selected = null;
-          hint = null;
-          render();
-        },
+        disabled: P.placed.size === 0,
+        onclick: () => change("clear"),
       },
       `↺ ${t("clear")}`,
     ),
-    h("button", { class: "button primary big", type: "button", id: "ready", disabled: !complete, onclick: sendReady }, complete ? `⚓ ${t("ready")}` : plural("ready_left", ships.length - placed.size)),
+    h("button", { class: "button primary big", type: "button", id: "ready", disabled: !complete, onclick: sendReady }, complete ? `⚓ ${t("ready")}` : plural("ready_left", ships.length - P.placed.size)),
   );
   return h(
     "main",
@@ -667,7 +712,7 @@ export function renderPlacement() {
       h(
         "section",
         { class: "card dock-card" },
-        h("h2", {}, t("your_fleet"), h("span", { class: "count" }, ` ${placed.size}/${ships.length}`)),
+        h("h2", {}, t("your_fleet"), h("span", { class: "count" }, ` ${P.placed.size}/${ships.length}`)),
         h("p", { class: "muted small" }, t("place_help")),
         dock,
         controls,
@@ -686,7 +731,7 @@ export function renderPlacement() {
         (isShared() ? boardScroller(board, "placement") : board),
         held?.text
           ? h("p", { id: "place-hint", class: held.className, role: "status" }, held.text)
-          : h("p", { id: "place-hint", class: `place-hint ${hint ? (hint.ok ? "ok" : "bad") : ""}`, role: "status" }, hint ? hint.text : t("place_help_short")),
+          : h("p", { id: "place-hint", class: `place-hint ${P.hint ? (P.hint.ok ? "ok" : "bad") : ""}`, role: "status" }, P.hint ? P.hint.text : t("place_help_short")),
       ),
     ),
   );

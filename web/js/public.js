@@ -178,17 +178,9 @@ setInterval(askOpenRooms, OPEN_ROOMS_EVERY_MS);
 document.addEventListener("visibilitychange", askOpenRooms);
 window.addEventListener("focus", askOpenRooms);
 
-/** An `open_rooms` frame: the list is redrawn in place, so typing elsewhere on the page is not disturbed. */
+/** An `open_rooms` frame: the render patches the list, so typing elsewhere on the page is not disturbed. */
 export function onOpenRooms(frame) {
-  const rooms = frame.rooms || [];
-  const same = JSON.stringify(rooms) === JSON.stringify(S.openRooms);
-  S.openRooms = rooms;
-  const old = document.getElementById("open-rooms");
-  if (!old || same) return;
-  const focused = old.contains(document.activeElement) ? document.activeElement.id : null;
-  const fresh = openRoomsCard();
-  old.replaceWith(fresh);
-  if (focused) document.getElementById(focused)?.focus();
+  S.openRooms = frame.rooms || [];
 }
 
 function languageOf(id) {

@@ -291,10 +291,12 @@ function movesList(name) {
   const list = h("ol", { class: "replay-moves", id: "replay-moves" }, items);
   // Keep the move in view inside its own scrolling list (not the page).
   requestAnimationFrame(() => {
-    const current = list.querySelector(".move.current");
+    // The list on the page by then, which a redraw may have kept rather than this one.
+    const shown = document.getElementById("replay-moves");
+    const current = shown?.querySelector(".move.current");
     if (!current) return;
-    const top = current.offsetTop - list.offsetTop;
-    if (top < list.scrollTop || top > list.scrollTop + list.clientHeight - current.offsetHeight) list.scrollTop = top - list.clientHeight / 2;
+    const top = current.offsetTop - shown.offsetTop;
+    if (top < shown.scrollTop || top > shown.scrollTop + shown.clientHeight - current.offsetHeight) shown.scrollTop = top - shown.clientHeight / 2;
   });
   return list;
 }

@@ -1,6 +1,13 @@
-// Everything the page knows (the state object S) and the readers of the room
-// the page is in: whose seat is whose, the room's rules, names of seats,
-// presets and ship types. Rendering reads S; frames and clicks change it.
+// The store: everything the page knows (the state object S), the one way it
+// changes (dispatch), and the readers of the room the page is in: whose seat
+// is whose, the room's rules, names of seats, presets and ship types.
+//
+// As in the terminal client's loop, a change is a message: a frame from the
+// server, the link's status, a step back in the browser's history, a
+// person's move of a ship in placement, a shot or a tab chosen in battle. `dispatch` hands it to the update
+// (app.js registers it: the entry knows every module's handlers, and no
+// module may import the entry), which changes S; then the page is drawn
+// again from S, as a patch of the page (dom.js).
 
 import { plural, shipName, t } from "./i18n.js";
 import { cellLabel } from "./board.js";
@@ -11,7 +18,7 @@ export const PRESETS = ["classic", "hasbro", "italia", "brasil", "shared", "spac
 
 export const LEVELS = ["easy", "medium", "hard", "expert", "admiral"];
 
-/** Everything the page knows. Rendering reads it; frames and clicks change it. */
+/** Everything the page knows. Rendering reads it; messages (dispatch) change it. */
 export const S = {
   nickname: localStorage.getItem(NICK_KEY) || "",
   status: "connecting",
@@ -90,7 +97,74 @@ export const S = {
   signedOutElsewhere: false,
   // Whether a guest asked for rated play (a rated switch, or `account_needed`): the way to an account is shown.
   accountNeeded: false,
+  // The placement screen's state (placement.js), fresh for each game.
+  placement: { ...newPlacement(), previewSerial: 0 },
 };
+
+/** The placement screen's state at the start of a game (placement.js keeps its preview's count). */
+export function newPlacement() {
+  return {
+    // The layout not sent yet: fleet index → { type, at, rot }.
+    placed: new Map(),
+    // The fleet index picked for ↻ Rotate and R, else null.
+    selected: null,
+    // The ship dragged with the pointer (with its ghost), else null.
+    drag: null,
+    // The ship carried with the keyboard ({ index, rot, at, previous }), else null.
+    carry: null,
+    // The line under the board ({ ok, text }), else null.
+    hint: null,
+    // Whether Ready was just sent (a second click meanwhile sends nothing).
+    sending: false,
+    // The server's answers about layouts, by the layout's JSON, so a drag does not ask twice.
+    answers: new Map(),
+    // What the board shows of the ship in hand (dragged, or carried): its lit
+    // cells and the hint under the board, drawn again by a redraw while the
+    // ship is held (a frame: someone got ready), so the preview does not
+    // vanish under the pointer.
+    inHand: null,
+    // The rotation each docked ship will have when taken out, by fleet index.
+    dockRot: new Map(),
+  };
+}
+
+const store = { update: () => true, render: () => {} };
+// Whether a message is being handled, and whether the page is to be drawn
+// once it has been.
+let updating = false;
+let redrawAfter = false;
+
+/** Called once by app.js with the update of the state and the render of the page. */
+export function startStore({ update, render }) {
+  Object.assign(store, { update, render });
+}
+
+/**
+ * The one way in for a change: `message.type` says what happened. The
+ * update changes S and says whether the page shows it (false: nothing to
+ * draw, as for a pong); the page is then drawn once. A message sent while
+ * another is handled is handled at once, and drawn with it.
+ */
+export function dispatch(message) {
+  const outer = !updating;
+  if (outer) redrawAfter = false;
+  updating = true;
+  try {
+    if (store.update(message) !== false) redrawAfter = true;
+  } finally {
+    if (outer) updating = false;
+  }
+  if (outer && redrawAfter) {
+    redrawAfter = false;
+    store.render();
+  }
+}
+
+/** Draws the page again from S: at once, or after the message being handled. */
+export function redraw() {
+  if (updating) redrawAfter = true;
+  else store.render();
+}
 
 /** A value the page stored as JSON, or `fallback` when there is none (or it is garbled). */
 export function stored(key, fallback) {

@@ -16,6 +16,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use broadside_engine::{label, Cell, LetterAxis};
+use broadside_protocol::ViewCopy;
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::{self, Message, WebSocket};
 use tui_support::{quit, status, target_mark, temp_dir, Tmux};
@@ -626,6 +627,9 @@ fn first_unknown(state: &Value) -> Value {
 struct Ws {
     socket: WebSocket<TcpStream>,
     token: String,
+    /// The view as the last `state` or `change` left it: a `change` is read
+    /// as the whole `state` it makes (docs/protocol.md, "State and change").
+    copy: ViewCopy,
 }
 
 impl Ws {
@@ -675,6 +679,7 @@ impl Ws {
         let mut ws = Ws {
             socket,
             token: String::new(),
+            copy: ViewCopy::default(),
         };
         ws.send(json!({"type": "hello", "token": null, "nickname": nickname, "lang": "en"}));
         let welcome = ws.expect("welcome");
@@ -698,6 +703,14 @@ impl Ws {
         self.until("state", done)
     }
 
+    /// Keeps the copy of the view with a `state` or `change` and gives the
+    /// whole `state` frame.
+    fn follow(&mut self, frame: Value) -> Value {
+        self.copy
+            .follow_json(frame.clone())
+            .unwrap_or_else(|_| panic!("a change out of step: {frame}"))
+    }
+
     fn until(&mut self, kind: &str, done: impl Fn(&Value) -> bool) -> Value {
         let start = Instant::now();
         loop {
@@ -706,7 +719,11 @@ impl Ws {
             let Message::Text(text) = message else {
                 continue;
             };
-            let frame: Value = serde_json::from_str(text.as_str()).expect("the server sends JSON");
+            let mut frame: Value =
+                serde_json::from_str(text.as_str()).expect("the server sends JSON");
+            if frame["type"] == "state" || frame["type"] == "change" {
+                frame = self.follow(frame);
+            }
             assert_ne!(frame["type"], "error", "refused: {frame}");
             if frame["type"] == kind && done(&frame) {
                 return frame;

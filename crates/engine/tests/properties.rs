@@ -7,7 +7,11 @@
 //!   space fleet;
 //! - the legal targets in the view of the seat to move follow from that view
 //!   (each count is the count of `~` and `!` in those waters), and a move
-//!   built from the view alone, with the shots it says are due, is accepted.
+//!   built from the view alone, with the shots it says are due, is accepted;
+//! - after every accepted command, for every seat and the spectators, the
+//!   protocol's change from the view before to the view after, sent as a
+//!   `change` frame and read back, turns the old view into the new one
+//!   exactly, and says nothing the new view does not.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,6 +19,7 @@ use broadside_engine::{
     Action, Cell, Command, End, Event, Game, Line, Mode, Options, Phase, Preset, Report, SalvoMode,
     Setup, Target, View,
 };
+use broadside_protocol::{apply_change, change_between, ChangeFrame, ServerFrame, ViewCopy};
 use proptest::prelude::*;
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
@@ -512,6 +517,55 @@ fn check_legal_targets(game: &Game, seat: usize, view: &View) -> Result<(), Stri
         })
 }
 
+/// The change from `old` to `new`, as the server sends it in a `change` frame
+/// and a client reads it back, applied to `old`, must give `new`; and every
+/// field and cell it carries must be the new view's own.
+fn check_change(old: &View, new: &View) -> Result<(), String> {
+    let (patch, cells) = change_between(old, new);
+    let frame = ServerFrame::Change(Box::new(ChangeFrame {
+        seq: 8,
+        view: patch.clone(),
+        cells: cells.clone(),
+        events: Vec::new(),
+        deadline_ms: None,
+        stats: None,
+    }));
+    let read: ServerFrame = serde_json::from_str(&frame.to_text())
+        .map_err(|e| format!("a change frame does not read back: {e}"))?;
+    let ServerFrame::Change(read) = read else {
+        return Err("a change frame read back as another frame".into());
+    };
+    let mut copy = ViewCopy::default();
+    copy.replace(7, old.clone());
+    let applied = copy
+        .apply(read.seq, &read.view, &read.cells)
+        .map_err(|_| "the change did not follow its own stream".to_string())?;
+    if applied != new {
+        return Err(format!(
+            "the change {} turned the old view into another than the new one",
+            frame.to_text()
+        ));
+    }
+    // Nothing beyond the new view: each field sent is the new view's value,
+    // each cell the new view's mark.
+    let mut only_patch = new.clone();
+    apply_change(&mut only_patch, &patch, &[]);
+    if only_patch != *new {
+        return Err("the change carries a field the new view does not hold".into());
+    }
+    for cell in &cells {
+        if new.boards[cell.board].at(cell.at) != cell.mark {
+            return Err(format!(
+                "the change carries a mark the new view does not: {cell:?}"
+            ));
+        }
+    }
+    if old == new && (!patch.is_empty() || !cells.is_empty()) {
+        return Err("an unchanged view gave a change".into());
+    }
+    Ok(())
+}
+
 /// Plays `steps` random commands and checks the properties along the way.
 /// Returns whether the game reached its end.
 fn run(setup_index: usize, seed: u64, steps: usize) -> Result<bool, String> {
@@ -525,6 +579,12 @@ fn run(setup_index: usize, seed: u64, steps: usize) -> Result<bool, String> {
     let mut replay = Game::new(&setup).unwrap();
     let mut rng = Pcg64Mcg::seed_from_u64(seed ^ 0x9e37_79b9);
     let mut knowledge = vec![Knowledge::default(); setup.seats];
+    // The views as the last frame showed them: one per seat, then the
+    // spectators'.
+    let mut shown: Vec<View> = (0..setup.seats)
+        .map(|seat| game.view(Some(seat)))
+        .chain([game.view(None)])
+        .collect();
     for _ in 0..steps {
         if game.phase() == Phase::Finished && rng.random_bool(0.5) {
             break;
@@ -556,11 +616,16 @@ fn run(setup_index: usize, seed: u64, steps: usize) -> Result<bool, String> {
                     }
                     check_no_leak(&game, seat, &view, &truth, known)?;
                     check_legal_targets(&game, seat, &view)?;
+                    check_change(&shown[seat], &view).map_err(|e| format!("seat {seat}: {e}"))?;
+                    shown[seat] = view;
                 }
                 let spectator = game.view(None);
                 if spectator != replay.view(None) {
                     return Err("replay spectator view differs".into());
                 }
+                check_change(&shown[setup.seats], &spectator)
+                    .map_err(|e| format!("spectators: {e}"))?;
+                shown[setup.seats] = spectator;
             }
         }
     }

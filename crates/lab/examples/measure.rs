@@ -14,7 +14,9 @@ use std::sync::atomic::{AtomicIsize, Ordering};
 use std::time::{Duration, Instant};
 
 use broadside_engine::{Cell, Command, CustomShip, Options, Preset, Target};
-use broadside_protocol::{BotLevel, BotSeat, ClientFrame, CreateRoom, Hello, JoinRoom, Role};
+use broadside_protocol::{
+    BotLevel, BotSeat, ClientFrame, CreateRoom, Hello, JoinRoom, Role, ViewCopy,
+};
 use broadside_server::{Config, Db};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
@@ -70,6 +72,8 @@ type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
 struct Client {
     socket: Socket,
+    /// The view as the last `state` or `change` left it.
+    copy: ViewCopy,
 }
 
 impl Client {
@@ -78,7 +82,10 @@ impl Client {
             tokio_tungstenite::connect_async_with_config(format!("ws://{addr}/ws"), None, true)
                 .await
                 .expect("connect");
-        let mut client = Client { socket };
+        let mut client = Client {
+            socket,
+            copy: ViewCopy::default(),
+        };
         let hello = Hello {
             token: None,
             nickname: Some(nickname.to_string()),
@@ -106,7 +113,7 @@ impl Client {
             if let Message::Text(text) = message {
                 let frame: Value = serde_json::from_str(text.as_str()).expect("JSON");
                 assert_ne!(frame["type"], "error", "{frame}");
-                return frame;
+                return self.copy.follow_json(frame).expect("changes in step");
             }
         }
     }

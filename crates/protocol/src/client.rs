@@ -189,6 +189,9 @@ pub enum ClientFrame {
     MyGames,
     /// Answered with `pong`.
     Ping,
+    /// Asks for the whole view again (a `state`), after a `change` whose
+    /// `seq` did not follow.
+    Resync,
     /// Waits for a partner in the preset's queue; answered with `matching`.
     QuickMatch {
         #[serde(default = "default_preset")]
@@ -300,6 +303,7 @@ impl ClientFrame {
             ClientFrame::Leave => "leave",
             ClientFrame::MyGames => "my_games",
             ClientFrame::Ping => "ping",
+            ClientFrame::Resync => "resync",
             ClientFrame::QuickMatch { .. } => "quick_match",
             ClientFrame::CancelMatch => "cancel_match",
             ClientFrame::AcceptBot => "accept_bot",
@@ -586,6 +590,7 @@ fn read_frame(kind: &str, object: Map<String, Value>) -> Result<ClientFrame, Ref
         "leave" => ClientFrame::Leave,
         "my_games" => ClientFrame::MyGames,
         "ping" => ClientFrame::Ping,
+        "resync" => ClientFrame::Resync,
         "quick_match" => ClientFrame::QuickMatch {
             preset: fields::<ForPreset>(&object)?.preset,
         },
@@ -756,6 +761,7 @@ mod tests {
     fn frames_are_sent_as_the_clients_sent_them() {
         let cases = [
             (ClientFrame::Ping, r#"{"type":"ping"}"#),
+            (ClientFrame::Resync, r#"{"type":"resync"}"#),
             (ClientFrame::MyGames, r#"{"type":"my_games"}"#),
             (
                 ClientFrame::QuickMatch {

@@ -14,12 +14,16 @@
 //! The JSON Schema of both directions ([`schema::document`]) is committed at
 //! `docs/protocol.schema.json`; a test regenerates it and fails when it differs.
 
+mod change;
 mod client;
 mod refusal;
 mod replay;
 pub mod schema;
 mod server;
 
+pub use change::{
+    apply as apply_change, between as change_between, CellChange, OutOfStep, ViewCopy, ViewPatch,
+};
 pub use client::{
     parse, BotSeat, ClientEnvelope, ClientFrame, CreateRoom, Hello, JoinRoom, Role, SeatChoice,
     SetOptions, SetSeat, Unreadable,
@@ -27,9 +31,9 @@ pub use client::{
 pub use refusal::{codes, Refusal};
 pub use replay::{ApiError, Replay, ReplayStep};
 pub use server::{
-    AbortReason, Aborted, AccountInfo, AccountRating, BlockedPlayer, ErrorFrame, LeaderboardLine,
-    MyGame, OpenRoom, PasskeyInfo, PastGame, RematchOffer, RematchReason, RoomInfo, RoomPhase,
-    RoomSeat, RoomSetup, SeatKind, SeatSummary, ServerFrame, StateFrame, You,
+    AbortReason, Aborted, AccountInfo, AccountRating, BlockedPlayer, ChangeFrame, ErrorFrame,
+    LeaderboardLine, MyGame, OpenRoom, PasskeyInfo, PastGame, RematchOffer, RematchReason,
+    RoomInfo, RoomPhase, RoomSeat, RoomSetup, SeatKind, SeatSummary, ServerFrame, StateFrame, You,
 };
 
 use schemars::JsonSchema;

@@ -10,6 +10,7 @@ use broadside_engine::{
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use crate::change::{CellChange, ViewPatch};
 use crate::refusal::Refusal;
 use crate::BotLevel;
 
@@ -34,8 +35,12 @@ pub enum ServerFrame {
     Pong,
     /// The room, on create, join and every change of it.
     Room { room: Box<RoomInfo> },
-    /// The game as this connection may see it, after every accepted command.
+    /// The game as this connection may see it, whole: on joining, on
+    /// `resync`, and as the first frame of a new game.
     State(Box<StateFrame>),
+    /// What changed in this connection's view after an accepted command
+    /// (docs/protocol.md, "State and change").
+    Change(Box<ChangeFrame>),
     /// The answer to `check_layout`.
     LayoutCheck {
         /// The ships are legal so far (bounds, own waters, overlap, touching).
@@ -163,6 +168,7 @@ impl ServerFrame {
             ServerFrame::Pong => "pong",
             ServerFrame::Room { .. } => "room",
             ServerFrame::State(_) => "state",
+            ServerFrame::Change(_) => "change",
             ServerFrame::LayoutCheck { .. } => "layout_check",
             ServerFrame::Layout { .. } => "layout",
             ServerFrame::ActionArea { .. } => "action_area",
@@ -226,9 +232,36 @@ impl ErrorFrame {
 /// The `state` frame.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StateFrame {
+    /// The sequence number of this audience's stream of views: the next
+    /// `change` has this number plus one.
+    #[serde(default)]
+    pub seq: u64,
     /// `Game::view` for this connection's seat, or the spectator view.
     #[serde(deserialize_with = "crate::via_value")]
     pub view: View,
+    /// The engine events of this change, filtered for this viewer.
+    #[serde(default)]
+    pub events: Vec<Event>,
+    /// Milliseconds left on the running timer when sent; `null` when none runs.
+    pub deadline_ms: Option<u64>,
+    /// Each seat's shooting over the whole game, once it is over (absent before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stats: Option<Vec<SeatStats>>,
+}
+
+/// The `change` frame: the view's changes since the frame numbered `seq - 1`
+/// of the same stream, and the events that made them.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ChangeFrame {
+    /// One more than the `state` or `change` before it; a client that sees
+    /// another number sends `resync`.
+    pub seq: u64,
+    /// The view's fields that changed, each whole.
+    #[serde(deserialize_with = "crate::via_value")]
+    pub view: ViewPatch,
+    /// The board cells that changed (absent when none did).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<CellChange>,
     /// The engine events of this change, filtered for this viewer.
     #[serde(default)]
     pub events: Vec<Event>,

@@ -129,6 +129,7 @@ const CLIENT_TYPES: &[&str] = &[
     "leave",
     "my_games",
     "ping",
+    "resync",
     "quick_match",
     "cancel_match",
     "accept_bot",

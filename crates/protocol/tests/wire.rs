@@ -4,7 +4,9 @@
 //! must read as a `ServerFrame` and write back byte for byte. One more state
 //! frame, to a seat that must act in a salvo round (with the view's
 //! `legal_targets`, added after the capture), is the engine's own: a test
-//! below builds it again and finds it there.
+//! below builds it again and finds it there. The state frames' `seq` and the
+//! `change` frame came with change frames (docs/protocol.md, "State and
+//! change").
 
 use broadside_engine::{Command, CustomShip, Game, Options, Preset, Setup};
 use broadside_protocol::{
@@ -23,7 +25,7 @@ fn captured_server_frames_write_back_byte_for_byte() {
         kinds.insert(frame.kind());
     }
     // Every frame the server sends is among them.
-    assert_eq!(kinds.len(), 18, "{kinds:?}");
+    assert_eq!(kinds.len(), 19, "{kinds:?}");
 }
 
 fn game(preset: Preset) -> Game {
@@ -44,13 +46,14 @@ fn state_frames_of_every_preset_read_back() {
     for preset in Preset::ALL {
         let game = game(preset);
         let frame = ServerFrame::State(Box::new(StateFrame {
+            seq: 0,
             view: game.view(Some(0)),
             events: Vec::new(),
             deadline_ms: Some(41_250),
             stats: None,
         }));
         let text = frame.to_text();
-        assert!(text.starts_with(r#"{"type":"state","view":{"seat":0,"#));
+        assert!(text.starts_with(r#"{"type":"state","seq":0,"view":{"seat":0,"#));
         assert!(
             text.ends_with(r#""events":[],"deadline_ms":41250}"#),
             "{text}"
@@ -85,6 +88,7 @@ fn salvo_round_frame() -> ServerFrame {
             .expect("a fleet is placed");
     }
     ServerFrame::State(Box::new(StateFrame {
+        seq: 0,
         view: game.view(Some(0)),
         events: Vec::new(),
         deadline_ms: Some(90_000),

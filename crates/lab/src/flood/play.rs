@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use broadside_engine::{Cell, CustomShip, Intent, Options, Preset, Target};
-use broadside_protocol::{BotLevel, BotSeat, ClientFrame, CreateRoom, Hello};
+use broadside_protocol::{BotLevel, BotSeat, ClientFrame, CreateRoom, Hello, ViewCopy};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::Value;
 use tokio::net::TcpStream;
@@ -21,6 +21,9 @@ const PATIENCE: Duration = Duration::from_secs(30);
 /// One person's connection.
 pub(super) struct Person {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// The view as the last `state` or `change` left it: a `change` is read
+    /// as the whole `state` it makes.
+    copy: ViewCopy,
 }
 
 impl Person {
@@ -29,7 +32,10 @@ impl Person {
         let (ws, _) = tokio_tungstenite::connect_async(format!("ws://{addr}/ws"))
             .await
             .with_context(|| format!("cannot connect to ws://{addr}/ws"))?;
-        let mut person = Person { ws };
+        let mut person = Person {
+            ws,
+            copy: ViewCopy::default(),
+        };
         person
             .send(&ClientFrame::Hello(Hello {
                 token: None,
@@ -54,7 +60,11 @@ impl Person {
                 .map_err(|_| anyhow!("no frame from the server within {PATIENCE:?}"))?
                 .ok_or_else(|| anyhow!("the server closed the connection"))??;
             if let Message::Text(text) = message {
-                return Ok(serde_json::from_str(text.as_str())?);
+                let frame: Value = serde_json::from_str(text.as_str())?;
+                return self
+                    .copy
+                    .follow_json(frame)
+                    .map_err(|_| anyhow!("a change out of step"));
             }
         }
     }

@@ -22,7 +22,7 @@ use super::extras::hello;
 use super::player::{connect, Expect, Player};
 use super::resume::{check_acknowledged, forget_in_flight, join, record_final_views, resume};
 use super::shared::Shared;
-use super::wire::{expect, read, send, Frame, View};
+use super::wire::{expect, read, send, Followed, Frame, View};
 use super::{Gauge, Setup, Stop, PATIENCE, RETRY};
 
 /// A random cell of an opponent's board that this view shows as not yet
@@ -277,6 +277,13 @@ async fn setup_and_play<'a>(
                 // from this state.
                 if setup.resume && frame.kind == "state" && frame.events.is_empty() {
                     forget_in_flight(&mut players[p], p, &mut in_flight);
+                }
+                let mut frame = frame;
+                if let Followed::OutOfStep { ask } = players[p].copy.follow(&mut frame) {
+                    if ask {
+                        send(&mut players[p].ws, shared, &ClientFrame::Resync).await?;
+                    }
+                    continue;
                 }
                 match frame.kind.as_str() {
                     "state" => {

@@ -6,7 +6,7 @@ use std::time::Instant;
 use tokio::sync::watch;
 
 use super::shared::Shared;
-use super::wire::{open_within, View};
+use super::wire::{open_within, View, ViewCopy};
 use super::{Gauge, Setup, Stop, Ws};
 
 /// What a player waits for after its own frame.
@@ -22,6 +22,8 @@ pub(super) struct Player<'a> {
     pub(super) ws: Ws,
     pub(super) _open: Gauge<'a>,
     pub(super) view: Option<View>,
+    /// The view as the last `state` or `change` left it.
+    pub(super) copy: ViewCopy,
     /// The frame sent and not answered yet.
     pub(super) pending: Option<(Expect, Instant)>,
     /// When this player acts next.
@@ -41,6 +43,7 @@ impl<'a> Player<'a> {
             ws,
             _open: Gauge::hold(&shared.connections),
             view: None,
+            copy: ViewCopy::default(),
             pending: None,
             next_at: None,
             token: None,

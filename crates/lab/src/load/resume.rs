@@ -110,10 +110,13 @@ pub(super) async fn record_final_views(players: &mut [Player<'_>], code: &str, s
         for player in players.iter_mut() {
             let quiet = tokio::time::Instant::now() + Duration::from_millis(300);
             while let Ok(Some(message)) = timeout_at(quiet.min(give_up), player.ws.next()).await {
-                let Ok(Some(frame)) = read(Some(message), shared) else {
+                let Ok(Some(mut frame)) = read(Some(message), shared) else {
                     break;
                 };
                 heard = true;
+                // A change out of step is not asked for again: the views
+                // recorded are those the connection could follow.
+                let _ = player.copy.follow(&mut frame);
                 if frame.kind == "state" && frame.view.is_some() {
                     player.view = frame.view;
                 }

@@ -22,7 +22,17 @@ use super::{Setup, Stop, Ws, PATIENCE};
 pub(super) struct Frame {
     #[serde(rename = "type")]
     pub(super) kind: String,
+    /// The stream number of a `state` or `change`.
     #[serde(default)]
+    seq: u64,
+    /// The view of a `state`, or the changed fields of a `change`.
+    #[serde(default, rename = "view")]
+    fields: Option<ViewFields>,
+    /// The changed cells of a `change`.
+    #[serde(default)]
+    cells: Vec<CellChange>,
+    /// The whole view, once [`ViewCopy::follow`] has read the frame.
+    #[serde(skip)]
     pub(super) view: Option<View>,
     #[serde(default)]
     pub(super) events: Vec<Event>,
@@ -44,7 +54,7 @@ pub(super) struct Room {
     pub(super) code: String,
 }
 
-#[derive(Deserialize, serde::Serialize)]
+#[derive(Clone, Deserialize, serde::Serialize)]
 pub(super) struct View {
     pub(super) seat: Option<u64>,
     pub(super) phase: String,
@@ -52,7 +62,7 @@ pub(super) struct View {
     pub(super) boards: Vec<Board>,
 }
 
-#[derive(Deserialize, serde::Serialize)]
+#[derive(Clone, Deserialize, serde::Serialize)]
 pub(super) struct Board {
     pub(super) owner: Option<u64>,
     pub(super) rows: Vec<String>,
@@ -70,6 +80,118 @@ pub(super) struct Event {
 impl View {
     pub(super) fn my_move(&self) -> bool {
         self.seat.is_some_and(|seat| self.to_move.contains(&seat))
+    }
+}
+
+/// The fields of a view the generator reads, each present or not: all of
+/// them in a `state`, those that changed in a `change`.
+#[derive(Deserialize)]
+struct ViewFields {
+    #[serde(default, deserialize_with = "present")]
+    seat: Option<Option<u64>>,
+    #[serde(default)]
+    phase: Option<String>,
+    #[serde(default)]
+    to_move: Option<Vec<u64>>,
+    #[serde(default)]
+    boards: Option<Vec<Board>>,
+}
+
+/// A field that may be `null`, told apart from an absent one.
+fn present<'de, T, D>(deserializer: D) -> Result<Option<T>, D::Error>
+where
+    T: Deserialize<'de>,
+    D: serde::Deserializer<'de>,
+{
+    T::deserialize(deserializer).map(Some)
+}
+
+#[derive(Deserialize)]
+struct CellChange {
+    board: usize,
+    at: [usize; 2],
+    mark: char,
+}
+
+/// A connection's copy of its view, kept by `state` and `change` frames
+/// (docs/protocol.md, "State and change").
+#[derive(Default)]
+pub(super) struct ViewCopy {
+    seq: u64,
+    view: Option<View>,
+    resyncing: bool,
+}
+
+/// What [`ViewCopy::follow`] made of a frame.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Followed {
+    /// Not a view's frame, or one read: a `change` now reads as the `state`
+    /// it makes, with the whole view.
+    Read,
+    /// A `change` that does not follow the last frame: dropped; send
+    /// `resync` if `ask`.
+    OutOfStep { ask: bool },
+}
+
+impl ViewCopy {
+    pub(super) fn follow(&mut self, frame: &mut Frame) -> Followed {
+        match frame.kind.as_str() {
+            "state" => {
+                let Some(fields) = frame.fields.take() else {
+                    return Followed::Read;
+                };
+                let view = View {
+                    seat: fields.seat.flatten(),
+                    phase: fields.phase.unwrap_or_default(),
+                    to_move: fields.to_move.unwrap_or_default(),
+                    boards: fields.boards.unwrap_or_default(),
+                };
+                self.seq = frame.seq;
+                self.view = Some(view.clone());
+                self.resyncing = false;
+                frame.view = Some(view);
+                Followed::Read
+            }
+            "change" => {
+                let Some(view) = self.view.as_mut().filter(|_| frame.seq == self.seq + 1) else {
+                    let ask = !self.resyncing;
+                    self.resyncing = true;
+                    return Followed::OutOfStep { ask };
+                };
+                if let Some(fields) = frame.fields.take() {
+                    if let Some(seat) = fields.seat {
+                        view.seat = seat;
+                    }
+                    if let Some(phase) = fields.phase {
+                        view.phase = phase;
+                    }
+                    if let Some(to_move) = fields.to_move {
+                        view.to_move = to_move;
+                    }
+                    if let Some(boards) = fields.boards {
+                        view.boards = boards;
+                    }
+                }
+                for cell in &frame.cells {
+                    let [col, row] = cell.at;
+                    let line = view
+                        .boards
+                        .get_mut(cell.board)
+                        .and_then(|board| board.rows.get_mut(row));
+                    if let Some(line) = line.filter(|l| {
+                        col < l.len() && l.is_char_boundary(col) && l.is_char_boundary(col + 1)
+                    }) {
+                        let mut buffer = [0; 4];
+                        line.replace_range(col..col + 1, cell.mark.encode_utf8(&mut buffer));
+                    }
+                }
+                self.seq = frame.seq;
+                frame.kind = "state".to_string();
+                frame.view = Some(view.clone());
+                Followed::Read
+            }
+            _ => Followed::Read,
+        }
     }
 }
 

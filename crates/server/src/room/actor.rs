@@ -19,7 +19,7 @@ use crate::db::{GameRecord, Lease, RoomRecord};
 use crate::outbox::ConnId;
 use crate::protocol::{Refusal, ServerFrame};
 use broadside_ai::Level;
-use broadside_protocol::RoomPhase;
+use broadside_protocol::{codes, RoomPhase};
 
 /// A room's settings, seats and game as read back from its records.
 struct Rebuilt {
@@ -200,6 +200,7 @@ impl Room {
                     bot_due: None,
                     out,
                     earned,
+                    streams: BTreeMap::new(),
                 })
             }
         };
@@ -408,6 +409,13 @@ impl Room {
             Request::RandomLayout(fixed) => self.random_layout(conn, fixed, id).await,
             Request::PreviewAction(action) => self.preview_action(conn, action, id),
             Request::Chat(text) => self.chat(conn, &text).await,
+            Request::Resync => {
+                let frame = self
+                    .full_state_for(conn)
+                    .ok_or_else(|| Refusal::new(codes::NOT_STARTED, "no game runs in this room"))?;
+                self.send_to(conn, frame);
+                Ok(())
+            }
         }
     }
 

@@ -2,13 +2,15 @@
 //! or the spectators' view, and the events it may see), the `room` frame with
 //! its own `you`, and chat lines — the one place frames leave a room.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 
-use broadside_engine::{Event, Phase, View};
-use broadside_protocol::{RematchOffer, RoomInfo, RoomPhase, RoomSeat, SeatKind, StateFrame, You};
+use broadside_engine::{Event, Phase};
+use broadside_protocol::{
+    ChangeFrame, RematchOffer, RoomInfo, RoomPhase, RoomSeat, SeatKind, StateFrame, You,
+};
 
 use super::rated::shares_address;
-use super::{Occupant, Room};
+use super::{Occupant, Room, Stream};
 use crate::db::ChatRecord;
 use crate::outbox::ConnId;
 use crate::protocol::{self, ServerFrame};
@@ -36,39 +38,89 @@ impl Room {
         }
     }
 
-    pub(super) fn state_frame_for(&self, conn: ConnId, events: &[Event]) -> Option<String> {
-        let running = self.game.as_ref()?;
-        let seat = self.seat_of(conn);
-        let view: View = running.game.view(seat);
-        let events = running.game.events_for(seat, events);
+    /// The whole view of `conn`'s audience as a `state` frame: on joining and
+    /// on `resync`. The audience's stream goes on from its last number, so
+    /// the connection can follow the next `change` like the others of its
+    /// audience; an audience without a stream yet starts one here.
+    pub(super) fn full_state_for(&mut self, conn: ConnId) -> Option<String> {
+        let audience = self.seat_of(conn);
+        let running = self.game.as_mut()?;
+        let stream = running.streams.entry(audience).or_insert_with(|| Stream {
+            seq: 0,
+            view: running.game.view(audience),
+        });
         let frame = ServerFrame::State(Box::new(StateFrame {
-            view,
-            events,
+            seq: stream.seq,
+            view: stream.view.clone(),
+            events: Vec::new(),
             deadline_ms: running.deadline.map(|d| d.left_ms()),
             stats: running.game.stats(),
         }));
         Some(frame.to_text())
     }
 
+    /// Sends every member what a change of the game (`events`) changed in
+    /// its view: a `change` frame for an audience that has a stream, a whole
+    /// `state` for one that has none yet (a new game). One frame is made per
+    /// audience (a seat's connections, or all spectators) and shared by its
+    /// members. An audience nobody belongs to any more loses its stream: its
+    /// copy would go stale, and whoever joins it later starts a new one.
     pub(super) fn broadcast_state(&mut self, events: &[Event]) {
-        // One serialization per distinct viewer: a seat's connections (tabs) and
-        // all spectators share theirs.
-        let mut cache: HashMap<Option<usize>, String> = HashMap::new();
-        let frames: Vec<(ConnId, String)> = self
+        let members: Vec<(ConnId, Option<usize>)> = self
             .members
             .keys()
-            .filter_map(|&conn| {
-                let seat = self.seat_of(conn);
-                if let Some(frame) = cache.get(&seat) {
-                    return Some((conn, frame.clone()));
-                }
-                let frame = self.state_frame_for(conn, events)?;
-                cache.insert(seat, frame.clone());
-                Some((conn, frame))
-            })
+            .map(|&conn| (conn, self.seat_of(conn)))
             .collect();
-        for (conn, frame) in frames {
-            self.send_to(conn, frame);
+        let Some(running) = self.game.as_mut() else {
+            return;
+        };
+        let audiences: BTreeSet<Option<usize>> = members.iter().map(|&(_, a)| a).collect();
+        running
+            .streams
+            .retain(|audience, _| audiences.contains(audience));
+        let deadline_ms = running.deadline.map(|d| d.left_ms());
+        let stats = running.game.stats();
+        let mut frames: BTreeMap<Option<usize>, String> = BTreeMap::new();
+        for audience in audiences {
+            let view = running.game.view(audience);
+            let events = running.game.events_for(audience, events);
+            let frame = match running.streams.get_mut(&audience) {
+                Some(stream) => {
+                    let (patch, cells) = broadside_protocol::change_between(&stream.view, &view);
+                    stream.seq += 1;
+                    stream.view = view;
+                    ServerFrame::Change(Box::new(ChangeFrame {
+                        seq: stream.seq,
+                        view: patch,
+                        cells,
+                        events,
+                        deadline_ms,
+                        stats: stats.clone(),
+                    }))
+                }
+                None => {
+                    running.streams.insert(
+                        audience,
+                        Stream {
+                            seq: 0,
+                            view: view.clone(),
+                        },
+                    );
+                    ServerFrame::State(Box::new(StateFrame {
+                        seq: 0,
+                        view,
+                        events,
+                        deadline_ms,
+                        stats: stats.clone(),
+                    }))
+                }
+            };
+            frames.insert(audience, frame.to_text());
+        }
+        for (conn, audience) in members {
+            if let Some(frame) = frames.get(&audience) {
+                self.send_to(conn, frame.clone());
+            }
         }
     }
 

@@ -104,6 +104,7 @@ impl Room {
             bot_due: None,
             out: Vec::new(),
             earned: super::rated::Earned::default(),
+            streams: std::collections::BTreeMap::new(),
         });
         self.broadcast_room();
         self.broadcast_state(&[]);

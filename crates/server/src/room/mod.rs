@@ -141,6 +141,8 @@ pub enum Request {
         reason: String,
         note: Option<String>,
     },
+    /// The whole view again.
+    Resync,
 }
 
 impl Request {
@@ -173,6 +175,7 @@ impl Request {
             ClientFrame::DeclineRematch => Request::DeclineRematch,
             ClientFrame::Block { seat } => Request::Block(seat),
             ClientFrame::Report { seat, reason, note } => Request::Report { seat, reason, note },
+            ClientFrame::Resync => Request::Resync,
             ClientFrame::Hello(_)
             | ClientFrame::CreateRoom(_)
             | ClientFrame::JoinRoom(_)
@@ -207,6 +210,7 @@ impl Request {
             Request::DeclineRematch => "decline_rematch",
             Request::Block(_) => "block",
             Request::Report { .. } => "report",
+            Request::Resync => "resync",
         }
     }
 }
@@ -356,6 +360,16 @@ struct Running {
     /// Who has played, who resigned, whether the game was aborted: what
     /// decides whether it is rated (`rated.rs`).
     earned: rated::Earned,
+    /// The stream of views of each audience with members (a seat, or `None`
+    /// for the spectators): what its last frame showed, from which the next
+    /// `change` is made (frames.rs).
+    streams: BTreeMap<Option<usize>, Stream>,
+}
+
+/// An audience's stream of views: the number and the view of its last frame.
+struct Stream {
+    seq: u64,
+    view: broadside_engine::View,
 }
 
 /// The seats a command knocked out.

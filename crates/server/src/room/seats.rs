@@ -102,7 +102,7 @@ impl Room {
         );
         self.refresh_ratings().await;
         self.broadcast_room();
-        if let Some(frame) = self.state_frame_for(conn, &[]) {
+        if let Some(frame) = self.full_state_for(conn) {
             self.send_to(conn, frame);
         }
         // A seat still playing never reads what watchers said meanwhile,

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use broadside_ai::Level;
+use broadside_protocol::ViewCopy;
 use serde_json::{json, Value};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
@@ -105,7 +106,14 @@ impl Actor {
         })))
         .await;
         let joined = answer.await.expect("the actor answers a join");
-        (joined, Member { conn, inbox })
+        (
+            joined,
+            Member {
+                conn,
+                inbox,
+                copy: ViewCopy::default(),
+            },
+        )
     }
 
     /// A room frame from connection `conn`.
@@ -136,6 +144,9 @@ impl Actor {
 struct Member {
     conn: ConnId,
     inbox: Inbox,
+    /// The view as the last `state` or `change` left it: a `change` is read
+    /// as the whole `state` it makes.
+    copy: ViewCopy,
 }
 
 impl Member {
@@ -145,7 +156,10 @@ impl Member {
             .await
             .expect("a frame in time")
             .expect("the outbox is open");
-        serde_json::from_str(&frame).expect("frames are JSON")
+        let value: Value = serde_json::from_str(&frame).expect("frames are JSON");
+        self.copy
+            .follow_json(value)
+            .unwrap_or_else(|_| panic!("a change out of step: {frame}"))
     }
 
     /// Frames until one of `kind` that satisfies `done`; returns it.

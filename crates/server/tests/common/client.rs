@@ -7,6 +7,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use broadside_protocol::ViewCopy;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio::net::TcpStream;
@@ -24,6 +25,13 @@ pub struct Client {
     /// The latest `state` and `room` frames.
     pub state: Option<Value>,
     pub room: Option<Value>,
+    /// The view as the last `state` or `change` left it: every `change` is
+    /// applied to it (with the protocol crate's code, as the terminal client
+    /// does) and read as the whole `state` it makes, so the tests see whole
+    /// views and check every change the server sends against them.
+    copy: ViewCopy,
+    /// The `change` frames received, as sent (their `state` is in `frames`).
+    pub changes: Vec<Value>,
 }
 
 impl Client {
@@ -61,6 +69,8 @@ impl Client {
             token: None,
             state: None,
             room: None,
+            copy: ViewCopy::default(),
+            changes: Vec::new(),
         }
     }
 
@@ -123,8 +133,11 @@ impl Client {
                 .expect("a valid WebSocket message")
             {
                 Message::Text(text) => {
-                    let frame: Value =
+                    let mut frame: Value =
                         serde_json::from_str(text.as_str()).expect("the server sends JSON");
+                    if frame["type"] == "state" || frame["type"] == "change" {
+                        frame = self.follow(frame);
+                    }
                     match frame["type"].as_str() {
                         Some("state") => self.state = Some(frame.clone()),
                         Some("room") => self.room = Some(frame.clone()),
@@ -137,6 +150,15 @@ impl Client {
                 _ => continue,
             }
         }
+    }
+
+    /// Keeps the copy of the view with a `state` or `change` frame and gives
+    /// the whole `state` frame. A change that does not follow the frame
+    /// before it fails the test: one connection never misses a frame.
+    fn follow(&mut self, frame: Value) -> Value {
+        self.copy
+            .follow_json(frame.clone())
+            .unwrap_or_else(|_| panic!("a change out of step: {frame}"))
     }
 
     /// Reads until the server closes the connection: the close frame's code and

@@ -5,7 +5,8 @@ use std::sync::mpsc::Sender;
 use std::time::{Duration, Instant};
 
 use broadside_protocol::{
-    ClientFrame, Hello, JoinRoom, RematchReason, Role, RoomInfo, SeatKind, ServerFrame,
+    ClientFrame, Hello, JoinRoom, OutOfStep, RematchReason, Role, RoomInfo, SeatKind, ServerFrame,
+    ViewCopy,
 };
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use serde_json::Value;
@@ -34,6 +35,9 @@ pub struct Remote {
     /// `leave` is sent and `left` awaited: frames of the room still on their
     /// way must not pull the person back into the game.
     pub leaving: bool,
+    /// The view as the last `state` or `change` left it (a `change` is read
+    /// as the `state` it makes of this copy).
+    pub copy: ViewCopy,
 }
 
 impl App {
@@ -70,6 +74,7 @@ impl App {
             deadline: None,
             room: None,
             leaving: false,
+            copy: ViewCopy::default(),
         });
         self.play = Some(Play::new(source, None, Vec::new(), self.lang()));
         self.screen = Screen::Lobby;
@@ -196,7 +201,36 @@ impl App {
         }
     }
 
+    /// Keeps the copy of the view: a `state` replaces it; a `change` is
+    /// applied to it and read on as the whole `state` it makes; a `change`
+    /// that does not follow the last frame asks for the whole view again
+    /// (`resync`) and is dropped.
+    fn follow_view(&mut self, frame: ServerFrame) -> Option<ServerFrame> {
+        let Some(Play {
+            source: Source::Remote(remote),
+            ..
+        }) = self.play.as_mut()
+        else {
+            return Some(frame);
+        };
+        if matches!(frame, ServerFrame::Left { .. }) {
+            remote.copy.clear();
+        }
+        match remote.copy.follow(frame) {
+            Ok(frame) => Some(frame),
+            Err(OutOfStep) => {
+                if remote.copy.ask_resync() {
+                    let _ = remote.out.send(ClientFrame::Resync.to_text());
+                }
+                None
+            }
+        }
+    }
+
     fn server_frame(&mut self, frame: ServerFrame) {
+        let Some(frame) = self.follow_view(frame) else {
+            return;
+        };
         if let Some(Play {
             source: Source::Remote(remote),
             ..
