@@ -174,8 +174,15 @@ impl Member {
 
     /// Every frame queued now (after a sync, everything the room sent).
     fn queued(&mut self) -> Vec<Value> {
-        std::iter::from_fn(|| self.inbox.try_recv())
-            .map(|frame| serde_json::from_str(&frame).expect("frames are JSON"))
+        let frames: Vec<String> = std::iter::from_fn(|| self.inbox.try_recv()).collect();
+        frames
+            .iter()
+            .map(|frame| {
+                let value: Value = serde_json::from_str(frame).expect("frames are JSON");
+                self.copy
+                    .follow_json(value)
+                    .unwrap_or_else(|_| panic!("a change out of step: {frame}"))
+            })
             .collect()
     }
 }
@@ -264,8 +271,13 @@ async fn a_refused_command_gets_one_error_and_changes_nothing() {
     let fire = json!({"cmd": "fire", "target": {"board": 1, "at": [0, 0]}});
     actor.request(member.conn, command(fire)).await;
     actor.sync().await;
-    let frames = member.queued();
-    assert_eq!(frames.len(), 1, "one answer and nothing else: {frames:?}");
+    // One error answers it (the bot's placement may arrive beside it).
+    let frames: Vec<Value> = member
+        .queued()
+        .into_iter()
+        .filter(|f| f["type"] == "error")
+        .collect();
+    assert_eq!(frames.len(), 1, "one answer: {frames:?}");
     assert_eq!(frames[0]["type"], "error");
     assert_eq!(frames[0]["request"], "command");
     let (_, game) = context
@@ -274,9 +286,15 @@ async fn a_refused_command_gets_one_error_and_changes_nothing() {
         .await
         .expect("the room reads back")
         .expect("the room is stored");
+    // (The bot may have placed meanwhile: its placement is stored, the
+    // refused shot is not.)
     assert!(
-        game.expect("a game runs").commands.is_empty(),
-        "nothing is stored"
+        !game
+            .expect("a game runs")
+            .commands
+            .iter()
+            .any(|c| c.contains("\"fire\"")),
+        "the refused shot is not stored"
     );
 
     // The game goes on as if nothing had been sent.

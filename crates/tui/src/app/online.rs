@@ -37,7 +37,7 @@ pub struct Remote {
     pub leaving: bool,
     /// The view as the last `state` or `change` left it (a `change` is read
     /// as the `state` it makes of this copy).
-    pub copy: ViewCopy,
+    pub copy: Box<ViewCopy>,
 }
 
 impl App {
@@ -74,7 +74,7 @@ impl App {
             deadline: None,
             room: None,
             leaving: false,
-            copy: ViewCopy::default(),
+            copy: Box::default(),
         });
         self.play = Some(Play::new(source, None, Vec::new(), self.lang()));
         self.screen = Screen::Lobby;
